@@ -1,0 +1,61 @@
+import js from '@eslint/js'
+import svelte from 'eslint-plugin-svelte'
+import globals from 'globals'
+import ts from 'typescript-eslint'
+
+// The layers point one way (DESIGN.md): shared ← storage ← objects ← zones ← api, bridge, export
+// ← service ← shells; engine sees only shared; the renderer sees only shared. Each rule below
+// forbids the imports that would point the other way.
+const layer = (files, patterns) => ({
+  files,
+  rules: { 'no-restricted-imports': ['error', { patterns }] },
+})
+const nodeBuiltins = { group: ['node:*'], message: 'src-shared and the renderer run in a browser.' }
+const electron = {
+  group: ['electron', 'electron/*', 'electron-store'],
+  message: 'Only the Electron shell may import electron; the service core runs on plain Node.',
+}
+const upward = (...dirs) => ({
+  group: dirs.flatMap((d) => [`**/${d}`, `**/${d}/*`, `**/${d}/**`]),
+  message: 'Dependencies point one way: shared ← storage ← objects ← zones ← api ← service ← shells.',
+})
+
+export default ts.config(
+  {
+    ignores: [
+      'out/**',
+      'node_modules/**',
+      'test-results/**',
+      'playwright-report/**',
+      'coverage/**',
+      '.data/**',
+    ],
+  },
+  js.configs.recommended,
+  ...ts.configs.recommended,
+  ...svelte.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node, ...globals.browser } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
+      '@typescript-eslint/no-explicit-any': 'error',
+      'no-eval': 'error',
+      'no-new-func': 'error',
+    },
+  },
+  {
+    files: ['**/*.svelte', '**/*.svelte.ts'],
+    languageOptions: { parserOptions: { parser: ts.parser, extraFileExtensions: ['.svelte'] } },
+  },
+  layer(['src-shared/**'], [nodeBuiltins, electron, upward('src-main', 'src-renderer')]),
+  layer(['src-renderer/**'], [nodeBuiltins, electron, upward('src-main')]),
+  layer(['src-main/engine/**'], [electron, upward('storage', 'objects', 'zones', 'api', 'bridge', 'export', 'electron')]),
+  layer(['src-main/storage/**'], [electron, upward('objects', 'zones', 'api', 'bridge', 'export', 'electron', 'engine')]),
+  layer(['src-main/objects/**'], [electron, upward('zones', 'api', 'bridge', 'export', 'electron', 'engine')]),
+  layer(['src-main/zones/**'], [electron, upward('api', 'bridge', 'export', 'electron')]),
+  layer(['src-main/api/**', 'src-main/bridge/**', 'src-main/export/**'], [electron, upward('electron')]),
+  layer(['src-main/service.ts', 'src-main/headless.ts'], [electron, upward('electron')]),
+)
