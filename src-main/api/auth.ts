@@ -1,0 +1,56 @@
+// Authentication as the vendor does it: an API token (`Authorization: Bearer …`) or the global
+// key (`X-Auth-Email` + `X-Auth-Key`). A request that fails here reads and changes nothing.
+// Secrets are compared in constant time so that a local process cannot learn them by timing.
+
+import { createHash, timingSafeEqual } from 'node:crypto'
+import type { IncomingHttpHeaders } from 'node:http'
+import { ApiError, badRequest } from '@shared/api/errors'
+
+export interface Credentials {
+  apiToken: string
+  email: string
+  apiKey: string
+}
+
+// What a token can look like; anything else in an Authorization header is malformed.
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]+$/
+
+const missing = () =>
+  badRequest(9106, 'Missing X-Auth-Key, X-Auth-Email or Authorization headers')
+
+const malformed = () =>
+  badRequest(6003, 'Invalid request headers', {
+    error_chain: [{ code: 6111, message: 'Invalid format for Authorization header' }],
+  })
+
+function sameSecret(given: string, expected: string): boolean {
+  // Hash both so that the comparison takes the same time whatever the lengths.
+  const digest = (s: string) => createHash('sha256').update(s).digest()
+  return timingSafeEqual(digest(given), digest(expected))
+}
+
+const header = (headers: IncomingHttpHeaders, name: string): string | undefined => {
+  const value = headers[name]
+  return Array.isArray(value) ? value[0] : value
+}
+
+/** Throws the vendor's error for a request whose credentials are missing, malformed or wrong. */
+export function authenticate(headers: IncomingHttpHeaders, credentials: Credentials): void {
+  const authorization = header(headers, 'authorization')
+  if (authorization !== undefined) {
+    const match = /^Bearer (\S+)$/.exec(authorization.trim())
+    const token = match?.[1]
+    if (token === undefined || !TOKEN_SHAPE.test(token)) throw malformed()
+    if (!sameSecret(token, credentials.apiToken)) {
+      throw new ApiError(403, 9109, 'Invalid access token')
+    }
+    return
+  }
+  const email = header(headers, 'x-auth-email')
+  const key = header(headers, 'x-auth-key')
+  if (email === undefined || key === undefined) throw missing()
+  const emailMatches = sameSecret(email.toLowerCase(), credentials.email.toLowerCase())
+  if (!(sameSecret(key, credentials.apiKey) && emailMatches)) {
+    throw new ApiError(403, 10000, 'Authentication error')
+  }
+}

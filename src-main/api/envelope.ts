@@ -1,0 +1,41 @@
+// Building the vendor's envelope on the way out, and reading its page-number pagination on the
+// way in. A page past the end is an empty list with 200, never an error and never the last page
+// again: the official SDK's iterators stop only on an empty page.
+
+import { Type, type Static } from 'typebox'
+import type { ApiMessage, Envelope, ResultInfo } from '@shared/api/envelope'
+
+export function ok<T>(result: T, messages: ApiMessage[] = []): Envelope<T> {
+  return { success: true, errors: [], messages, result }
+}
+
+export function failed(errors: ApiMessage[]): Envelope<null> {
+  return { success: false, errors, messages: [], result: null }
+}
+
+export const pageQuery = (perPage: { default: number; minimum: number; maximum: number }) => ({
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  per_page: Type.Optional(Type.Integer(perPage)),
+})
+const PageQuery = Type.Object(pageQuery({ default: 20, minimum: 1, maximum: 1000 }))
+export type PageQuery = Static<typeof PageQuery>
+
+export interface Page {
+  page: number
+  perPage: number
+}
+
+export function pageOf(query: PageQuery, defaultPerPage: number): Page {
+  return { page: query.page ?? 1, perPage: query.per_page ?? defaultPerPage }
+}
+
+export function paged<T>(items: T[], total: number, page: Page): Envelope<T[]> {
+  const info: ResultInfo = {
+    page: page.page,
+    per_page: page.perPage,
+    count: items.length,
+    total_count: total,
+    total_pages: Math.ceil(total / page.perPage),
+  }
+  return { ...ok(items), result_info: info }
+}

@@ -1,0 +1,43 @@
+// /client/v4/zones: the zones the account holds, as the vendor's Zones API serves them.
+
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { ZoneCreateBody, ZoneEditBody } from '@shared/api/zones'
+import type { ZoneRegistry } from '../../zones/registry'
+import { ok, pageOf, pageQuery, paged } from '../envelope'
+
+const ZoneParams = Type.Object({ zone_id: Type.String() })
+const ZONES_PER_PAGE = { default: 20, minimum: 5, maximum: 50 }
+const ZoneListQuery = Type.Object({
+  name: Type.Optional(Type.String()),
+  ...pageQuery(ZONES_PER_PAGE),
+})
+
+export const zoneRoutes: FastifyPluginAsyncTypebox<{ zones: ZoneRegistry }> = async (
+  app,
+  { zones },
+) => {
+  app.get('/zones', { schema: { querystring: ZoneListQuery } }, async (request) => {
+    const page = pageOf(request.query, ZONES_PER_PAGE.default)
+    const { zones: items, total } = zones.list({ name: request.query.name, ...page })
+    return paged(items, total, page)
+  })
+
+  app.post('/zones', { schema: { body: ZoneCreateBody } }, async (request) =>
+    ok(zones.create(request.body)),
+  )
+
+  app.get('/zones/:zone_id', { schema: { params: ZoneParams } }, async (request) =>
+    ok(zones.get(request.params.zone_id)),
+  )
+
+  app.patch(
+    '/zones/:zone_id',
+    { schema: { params: ZoneParams, body: ZoneEditBody } },
+    async (request) => ok(zones.edit(request.params.zone_id, request.body)),
+  )
+
+  app.delete('/zones/:zone_id', { schema: { params: ZoneParams } }, async (request) =>
+    ok(zones.delete(request.params.zone_id)),
+  )
+}

@@ -1,0 +1,45 @@
+// The handlers behind the bridge: the same operations the API offers, for the renderer. Whichever
+// shell carries a call (Electron IPC or the headless shell's HTTP), it ends in `invokeBridge`,
+// which validates the untrusted input against the operation's schema before anything runs.
+
+import { Value } from 'typebox/value'
+import { ApiError, badRequest } from '@shared/api/errors'
+import {
+  BRIDGE_INPUTS,
+  isBridgeOperation,
+  type Bridge,
+  type ServiceInfo,
+} from '@shared/bridge'
+import type { ZoneRegistry } from '../zones/registry'
+
+export interface BridgeDependencies {
+  zones: ZoneRegistry
+  serviceInfo: () => ServiceInfo
+}
+
+export function createBridge({ zones, serviceInfo }: BridgeDependencies): Bridge {
+  return {
+    serviceInfo: async () => serviceInfo(),
+    listZones: async ({ name, page = 1, perPage = 50 }) => zones.list({ name, page, perPage }),
+    createZone: async (input) => zones.create(input),
+    renameZone: async ({ zoneId, name }) => zones.rename(zoneId, name),
+    setZonePlan: async ({ zoneId, plan }) => zones.edit(zoneId, { plan }),
+    deleteZone: async ({ zoneId }) => zones.delete(zoneId),
+  }
+}
+
+/** Runs one bridge call from an untrusted caller: unknown operations and bad input are 400s. */
+export async function invokeBridge(bridge: Bridge, operation: string, input: unknown): Promise<unknown> {
+  if (!isBridgeOperation(operation)) {
+    throw new ApiError(404, 7003, `Unknown workbench operation ${JSON.stringify(operation)}`)
+  }
+  const schema = BRIDGE_INPUTS[operation]
+  const argument = input ?? {}
+  if (!Value.Check(schema, argument)) {
+    const [first] = Value.Errors(schema, argument)
+    const where = first?.instancePath ? ` at ${first.instancePath}` : ''
+    throw badRequest(1001, `Invalid input for ${operation}${where}: ${first?.message ?? 'invalid'}`)
+  }
+  const handler = bridge[operation] as (input: unknown) => Promise<unknown>
+  return handler(argument)
+}

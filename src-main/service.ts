@@ -1,0 +1,85 @@
+// The composition root: builds the whole service for a data dir, free of any Electron import so
+// that both shells (Electron and headless) and the tests run the very same thing.
+
+import type Database from 'better-sqlite3'
+import type { AddressInfo } from 'node:net'
+import type { Bridge } from '@shared/bridge'
+import { API_PREFIX, createApiServer, type ApiServer } from './api/server'
+import type { Credentials } from './api/auth'
+import { zoneRoutes } from './api/routes/zones'
+import { createBridge } from './bridge'
+import { openAccountDatabase } from './zones/account-db'
+import { ZoneRegistry } from './zones/registry'
+
+export const VERSION = '0.1.0'
+
+export interface ServiceOptions {
+  dataDir: string
+  api: {
+    credentials: Credentials
+    /** 127.0.0.1 unless told otherwise; must be a loopback address */
+    host?: string
+    /** 0 picks a free port */
+    port?: number
+  }
+  shell: 'electron' | 'headless'
+  now?: () => number
+}
+
+export interface Service {
+  /** The HTTP server, for a shell to add its own routes before `listen()`. */
+  server: ApiServer
+  bridge: Bridge
+  zones: ZoneRegistry
+  /** Starts the HTTP server; resolves to its origin, e.g. http://127.0.0.1:8787 */
+  listen(): Promise<string>
+  /** e.g. http://127.0.0.1:8787/client/v4 (after listen) */
+  apiBaseUrl(): string
+  close(): Promise<void>
+}
+
+const LOOPBACK_ADDRESSES = new Set(['127.0.0.1', '::1', 'localhost'])
+
+export function createService(options: ServiceOptions): Service {
+  const host = options.api.host ?? '127.0.0.1'
+  if (!LOOPBACK_ADDRESSES.has(host)) {
+    throw new Error(`Refusing to listen on ${host}: the workbench binds loopback addresses only`)
+  }
+  const db: Database.Database = openAccountDatabase(options.dataDir)
+  const zones = new ZoneRegistry(db, options.now)
+  const server = createApiServer({ credentials: options.api.credentials })
+  void server.register(zoneRoutes, { prefix: API_PREFIX, zones })
+
+  let origin = ''
+  const apiBaseUrl = () => `${origin}${API_PREFIX}`
+  const bridge = createBridge({
+    zones,
+    serviceInfo: () => ({
+      apiBaseUrl: apiBaseUrl(),
+      apiToken: options.api.credentials.apiToken,
+      apiEmail: options.api.credentials.email,
+      apiKey: options.api.credentials.apiKey,
+      dataDir: options.dataDir,
+      shell: options.shell,
+      version: VERSION,
+    }),
+  })
+
+  return {
+    server,
+    bridge,
+    zones,
+    async listen() {
+      await server.listen({ host, port: options.api.port ?? 0 })
+      const address = server.server.address() as AddressInfo
+      const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address
+      origin = `http://${hostPart}:${address.port}`
+      return origin
+    },
+    apiBaseUrl,
+    async close() {
+      await server.close()
+      db.close()
+    },
+  }
+}

@@ -1,0 +1,41 @@
+// One error type for every failure a user can cause: the API answers it in the vendor's envelope
+// with its HTTP status, the bridge carries it to the renderer, and the zones layer throws it.
+// The codes are the vendor's where the reference gives them (reference/cf-api.md §8).
+
+import type { ApiMessage } from './envelope'
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: number,
+    message: string,
+    readonly details: Omit<ApiMessage, 'code' | 'message'> = {},
+    /** further entries of the envelope's `errors`, after this one */
+    readonly alongside: ApiMessage[] = [],
+  ) {
+    super(message)
+    this.name = 'ApiError'
+  }
+
+  toMessages(): ApiMessage[] {
+    return [{ code: this.code, message: this.message, ...this.details }, ...this.alongside]
+  }
+}
+
+export const badRequest = (code: number, message: string, details?: ApiError['details']) =>
+  new ApiError(400, code, message, details)
+
+/** Unknown route, or unknown zone or object id in the path: the vendor's 7003 + 7000 pair. */
+export const couldNotRoute = (path: string) =>
+  new ApiError(
+    404,
+    7003,
+    `Could not route to ${path}, perhaps your object identifier is invalid?`,
+    {},
+    [{ code: 7000, message: 'No route for that URI' }],
+  )
+
+/** Ids are 32 lowercase hexadecimal characters everywhere in the vendor's API. */
+export function isVendorId(value: string): boolean {
+  return /^[0-9a-f]{32}$/.test(value)
+}
