@@ -16,8 +16,10 @@ const electron = {
   message: 'Only the Electron shell may import electron; the service core runs on plain Node.',
 }
 const upward = (...dirs) => ({
-  group: dirs.flatMap((d) => [`**/${d}`, `**/${d}/*`, `**/${d}/**`]),
-  message: 'Dependencies point one way: shared ← storage ← objects ← zones ← api ← service ← shells.',
+  // src-shared's own folders (e.g. @shared/api) are everyone's to import.
+  group: [...dirs.flatMap((d) => [`**/${d}`, `**/${d}/*`, `**/${d}/**`]), '!@shared/**'],
+  message:
+    'Dependencies point one way: shared ← storage ← objects ← zones ← api ← service ← shells.',
 })
 
 export default ts.config(
@@ -54,10 +56,22 @@ export default ts.config(
   { files: ['tests/**'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
   layer(['src-shared/**'], [nodeBuiltins, electron, upward('src-main', 'src-renderer')]),
   layer(['src-renderer/**'], [nodeBuiltins, electron, upward('src-main')]),
-  layer(['src-main/engine/**'], [electron, upward('storage', 'objects', 'zones', 'api', 'bridge', 'export', 'electron')]),
-  layer(['src-main/storage/**'], [electron, upward('objects', 'zones', 'api', 'bridge', 'export', 'electron', 'engine')]),
-  layer(['src-main/objects/**'], [electron, upward('zones', 'api', 'bridge', 'export', 'electron', 'engine')]),
+  layer(
+    ['src-main/engine/**'],
+    [electron, upward('storage', 'objects', 'zones', 'api', 'bridge', 'export', 'electron')],
+  ),
+  layer(
+    ['src-main/storage/**'],
+    [electron, upward('objects', 'zones', 'api', 'bridge', 'export', 'electron', 'engine')],
+  ),
+  layer(
+    ['src-main/objects/**'],
+    [electron, upward('zones', 'api', 'bridge', 'export', 'electron', 'engine')],
+  ),
   layer(['src-main/zones/**'], [electron, upward('api', 'bridge', 'export', 'electron')]),
-  layer(['src-main/api/**', 'src-main/bridge/**', 'src-main/export/**'], [electron, upward('electron')]),
+  layer(
+    ['src-main/api/**', 'src-main/bridge/**', 'src-main/export/**'],
+    [electron, upward('electron')],
+  ),
   layer(['src-main/service.ts', 'src-main/headless.ts'], [electron, upward('electron')]),
 )

@@ -35,7 +35,12 @@ const fmt = (n: number): string =>
  */
 export function report(figure: Throughput, reference: Throughput, goal?: number): number {
   const ratio = figure.opsPerSec / reference.opsPerSec
-  const verdict = goal === undefined ? '' : ratio >= goal ? `  (goal ≥ ${goal}: met)` : `  (goal ≥ ${goal}: NOT met)`
+  const verdict =
+    goal === undefined
+      ? ''
+      : ratio >= goal
+        ? `  (goal ≥ ${goal}: met)`
+        : `  (goal ≥ ${goal}: NOT met)`
   console.log(
     `${figure.label.padEnd(44)} ${fmt(figure.opsPerSec).padStart(12)}/s   vs ${reference.label}: ${fmt(reference.opsPerSec)}/s   ratio ${ratio.toFixed(2)}${verdict}`,
   )

@@ -13,7 +13,9 @@ const benches = readdirSync(dir)
 
 let failed = 0
 for (const file of benches) {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', join(dir, file)], { stdio: 'inherit' })
+  const run = spawnSync(process.execPath, ['--import', 'tsx', join(dir, file)], {
+    stdio: 'inherit',
+  })
   if (run.status !== 0) failed++
 }
 process.exit(failed === 0 ? 0 : 1)

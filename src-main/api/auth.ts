@@ -15,8 +15,7 @@ export interface Credentials {
 // What a token can look like; anything else in an Authorization header is malformed.
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]+$/
 
-const missing = () =>
-  badRequest(9106, 'Missing X-Auth-Key, X-Auth-Email or Authorization headers')
+const missing = () => badRequest(9106, 'Missing X-Auth-Key, X-Auth-Email or Authorization headers')
 
 const malformed = () =>
   badRequest(6003, 'Invalid request headers', {

@@ -2,7 +2,7 @@
 // way in. A page past the end is an empty list with 200, never an error and never the last page
 // again: the official SDK's iterators stop only on an empty page.
 
-import { Type, type Static } from 'typebox'
+import { Type } from 'typebox'
 import type { ApiMessage, Envelope, ResultInfo } from '@shared/api/envelope'
 
 export function ok<T>(result: T, messages: ApiMessage[] = []): Envelope<T> {
@@ -17,8 +17,10 @@ export const pageQuery = (perPage: { default: number; minimum: number; maximum: 
   page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
   per_page: Type.Optional(Type.Integer(perPage)),
 })
-const PageQuery = Type.Object(pageQuery({ default: 20, minimum: 1, maximum: 1000 }))
-export type PageQuery = Static<typeof PageQuery>
+export interface PageQuery {
+  page?: number
+  per_page?: number
+}
 
 export interface Page {
   page: number

@@ -21,7 +21,11 @@ const coercing = new Ajv({ coerceTypes: 'array', useDefaults: true, allErrors: f
 const strict = new Ajv({ coerceTypes: false, useDefaults: true, allErrors: false })
 
 const newFastify = (bodyLimit: number) =>
-  Fastify({ bodyLimit, logger: false, routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 } })
+  Fastify({
+    bodyLimit,
+    logger: false,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  })
     .setValidatorCompiler(({ schema, httpPart }) =>
       (httpPart === 'body' ? strict : coercing).compile(schema),
     )
@@ -66,7 +70,9 @@ function toApiError(error: FastifyError): ApiError {
   if (error instanceof ApiError) return error
   if (error.validation) {
     const detail = error.validation
-      .map((v) => `${error.validationContext ?? 'body'}${v.instancePath} ${v.message ?? 'is invalid'}`)
+      .map(
+        (v) => `${error.validationContext ?? 'body'}${v.instancePath} ${v.message ?? 'is invalid'}`,
+      )
       .join('; ')
     return badRequest(1001, `Invalid request: ${detail}`)
   }
@@ -78,7 +84,10 @@ function toApiError(error: FastifyError): ApiError {
         ],
       })
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return badRequest(6010, `Request body is larger than the limit of ${error.message.match(/\d+/)?.[0] ?? 'the server'} bytes`)
+      return badRequest(
+        6010,
+        `Request body is larger than the limit of ${error.message.match(/\d+/)?.[0] ?? 'the server'} bytes`,
+      )
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return badRequest(6007, 'Malformed JSON in request body: the body is empty')
     case 'FST_ERR_CTP_INVALID_JSON_BODY':

@@ -4,12 +4,7 @@
 
 import { Value } from 'typebox/value'
 import { ApiError, badRequest } from '@shared/api/errors'
-import {
-  BRIDGE_INPUTS,
-  isBridgeOperation,
-  type Bridge,
-  type ServiceInfo,
-} from '@shared/bridge'
+import { BRIDGE_INPUTS, isBridgeOperation, type Bridge, type ServiceInfo } from '@shared/bridge'
 import type { ZoneRegistry } from '../zones/registry'
 
 export interface BridgeDependencies {
@@ -29,7 +24,11 @@ export function createBridge({ zones, serviceInfo }: BridgeDependencies): Bridge
 }
 
 /** Runs one bridge call from an untrusted caller: unknown operations and bad input are 400s. */
-export async function invokeBridge(bridge: Bridge, operation: string, input: unknown): Promise<unknown> {
+export async function invokeBridge(
+  bridge: Bridge,
+  operation: string,
+  input: unknown,
+): Promise<unknown> {
   if (!isBridgeOperation(operation)) {
     throw new ApiError(404, 7003, `Unknown workbench operation ${JSON.stringify(operation)}`)
   }

@@ -152,7 +152,10 @@ function checkedName(raw: string): string {
 function checkedPlan(plan: ZonePlan | { id: string }): ZonePlan {
   const resolved = resolvePlan(plan)
   if (resolved === undefined) {
-    throw badRequest(1004, `Unknown plan ${JSON.stringify(plan)}: use free, pro, business or enterprise.`)
+    throw badRequest(
+      1004,
+      `Unknown plan ${JSON.stringify(plan)}: use free, pro, business or enterprise.`,
+    )
   }
   return resolved
 }

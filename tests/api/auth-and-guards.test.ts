@@ -20,7 +20,13 @@ function rawRequest(path: string, headers: Record<string, string>, body?: string
   const url = new URL(running.api + path)
   return new Promise<{ status: number; body: any }>((resolve, reject) => {
     const req = httpRequest(
-      { host: url.hostname, port: url.port, path: url.pathname, method: body ? 'POST' : 'GET', headers },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: body ? 'POST' : 'GET',
+        headers,
+      },
       (res) => {
         let text = ''
         res.on('data', (chunk) => (text += chunk))
@@ -56,7 +62,9 @@ describe('authentication', () => {
     expect(status).toBe(400)
     expect(body).toEqual({
       success: false,
-      errors: [{ code: 9106, message: 'Missing X-Auth-Key, X-Auth-Email or Authorization headers' }],
+      errors: [
+        { code: 9106, message: 'Missing X-Auth-Key, X-Auth-Email or Authorization headers' },
+      ],
       messages: [],
       result: null,
     })
@@ -64,7 +72,9 @@ describe('authentication', () => {
   })
 
   it('answers 400 / 9106 when only one half of the key form is sent', async () => {
-    const { status, body } = await running.call('/zones', { headers: { 'x-auth-key': CREDENTIALS.apiKey } })
+    const { status, body } = await running.call('/zones', {
+      headers: { 'x-auth-key': CREDENTIALS.apiKey },
+    })
     expect(status).toBe(400)
     expect(body.errors[0].code).toBe(9106)
   })

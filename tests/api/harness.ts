@@ -18,12 +18,21 @@ export interface Running {
   api: string
   dataDir: string
   /** fetch against the API with the bearer token unless headers say otherwise */
-  call(path: string, init?: RequestInit & { json?: unknown }): Promise<{ status: number; body: any }>
+  call(
+    path: string,
+    init?: RequestInit & { json?: unknown },
+  ): Promise<{ status: number; body: any }>
   stop(): Promise<void>
 }
 
-export async function startService(dataDir = mkdtempSync(join(tmpdir(), 'zw-api-'))): Promise<Running> {
-  const service = createService({ dataDir, api: { credentials: CREDENTIALS, port: 0 }, shell: 'headless' })
+export async function startService(
+  dataDir = mkdtempSync(join(tmpdir(), 'zw-api-')),
+): Promise<Running> {
+  const service = createService({
+    dataDir,
+    api: { credentials: CREDENTIALS, port: 0 },
+    shell: 'headless',
+  })
   const origin = await service.listen()
   const api = service.apiBaseUrl()
   return {
@@ -33,7 +42,11 @@ export async function startService(dataDir = mkdtempSync(join(tmpdir(), 'zw-api-
     dataDir,
     async call(path, init = {}) {
       const headers = new Headers(init.headers)
-      if (!headers.has('authorization') && !headers.has('x-auth-key') && !headers.has('x-no-auth')) {
+      if (
+        !headers.has('authorization') &&
+        !headers.has('x-auth-key') &&
+        !headers.has('x-no-auth')
+      ) {
         headers.set('authorization', `Bearer ${CREDENTIALS.apiToken}`)
       }
       headers.delete('x-no-auth')

@@ -14,7 +14,11 @@ const create = (body: unknown) => running.call('/zones', { method: 'POST', json:
 
 describe('zones', () => {
   it('creates a zone with a plan and the WAF product, and reads it back', async () => {
-    const created = await create({ name: 'Shop.Example.com', plan: 'business', waf_product: 'previous' })
+    const created = await create({
+      name: 'Shop.Example.com',
+      plan: 'business',
+      waf_product: 'previous',
+    })
     expect(created.status).toBe(200)
     const zone = created.body.result
     expect(zone.id).toMatch(/^[0-9a-f]{32}$/)
@@ -90,7 +94,12 @@ describe('zones', () => {
   it('deletes a zone, after which it is gone', async () => {
     const { body } = await create({ name: 'delete-me.example' })
     const deleted = await running.call(`/zones/${body.result.id}`, { method: 'DELETE' })
-    expect(deleted.body).toEqual({ success: true, errors: [], messages: [], result: { id: body.result.id } })
+    expect(deleted.body).toEqual({
+      success: true,
+      errors: [],
+      messages: [],
+      result: { id: body.result.id },
+    })
     const again = await running.call(`/zones/${body.result.id}`)
     expect(again.status).toBe(404)
   })
@@ -174,12 +183,15 @@ describe('bad input', () => {
     [{ name: 'x.example', plan: 'platinum' }, /plan/],
     [{ name: 'x.example', waf_product: 'waf2' }, /waf_product/],
     [{ name: 'x.example', type: 'weird' }, /type/],
-  ])('answers a body that breaks the schema (%j) with 400 naming the field', async (json, field) => {
-    const { status, body } = await create(json)
-    expect(status).toBe(400)
-    expect(body.errors[0].code).toBe(1001)
-    expect(body.errors[0].message).toMatch(field)
-  })
+  ])(
+    'answers a body that breaks the schema (%j) with 400 naming the field',
+    async (json, field) => {
+      const { status, body } = await create(json)
+      expect(status).toBe(400)
+      expect(body.errors[0].code).toBe(1001)
+      expect(body.errors[0].message).toMatch(field)
+    },
+  )
 
   it.each(['localhost', 'no_underscores.example', '-dash.example', 'a'.repeat(64) + '.example'])(
     'refuses %s as a zone name',
@@ -198,7 +210,9 @@ describe('bad input', () => {
     })
     expect(status).toBe(400)
     expect(patched.errors[0].code).toBe(1001)
-    expect((await running.call(`/zones/${body.result.id}`)).body.result.name).toBe('fixed-name.example')
+    expect((await running.call(`/zones/${body.result.id}`)).body.result.name).toBe(
+      'fixed-name.example',
+    )
   })
 
   it.each(['page=0', 'per_page=2', 'per_page=51', 'page=abc'])(

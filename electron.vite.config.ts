@@ -1,0 +1,35 @@
+import { resolve } from 'node:path'
+import { defineConfig } from 'electron-vite'
+import { svelte } from '@sveltejs/vite-plugin-svelte'
+
+const at = (path: string) => resolve(import.meta.dirname, path)
+const alias = { '@shared': at('src-shared') }
+
+export default defineConfig({
+  main: {
+    resolve: { alias },
+    build: {
+      rollupOptions: {
+        // Two entries over one core: the Electron shell and the headless (plain Node) shell.
+        input: { index: at('src-main/electron/main.ts'), headless: at('src-main/headless.ts') },
+      },
+    },
+  },
+  preload: {
+    resolve: { alias },
+    build: {
+      // A sandboxed preload cannot import anything: one self-contained CommonJS file.
+      externalizeDeps: false,
+      rollupOptions: {
+        input: { index: at('src-main/electron/preload.ts') },
+        output: { format: 'cjs', entryFileNames: '[name].cjs' },
+      },
+    },
+  },
+  renderer: {
+    root: at('src-renderer'),
+    resolve: { alias },
+    plugins: [svelte()],
+    build: { rollupOptions: { input: { index: at('src-renderer/index.html') } } },
+  },
+})

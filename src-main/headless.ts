@@ -1,0 +1,123 @@
+// The headless shell: the same service as the Electron shell, with the built renderer served over
+// HTTP and the bridge's operations under /workbench/v1/bridge/, so the same UI runs in any browser
+// (and in Chromium for the end-to-end tests). `npm run serve -- [--host H] [--port N|0]
+// [--data-dir DIR] [--api-token T]`.
+
+import fastifyStatic from '@fastify/static'
+import Conf from 'conf'
+import { existsSync, readFileSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { Type } from 'typebox'
+import { ok } from './api/envelope'
+import { WORKBENCH_PREFIX } from './api/server'
+import { invokeBridge } from './bridge'
+import { DEFAULT_API_PORT, ensureCredentials, type Preferences } from './preferences'
+import { createService, type Service } from './service'
+
+export interface HeadlessOptions {
+  host?: string
+  port?: number
+  dataDir: string
+  apiToken?: string
+  /** the built renderer (out/renderer); the UI is not served when absent */
+  rendererDir?: string
+}
+
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.ZONE_WORKBENCH_DATA_DIR) return resolve(env.ZONE_WORKBENCH_DATA_DIR)
+  const base = env.XDG_DATA_HOME || join(homedir(), '.local', 'share')
+  return join(base, 'zone-workbench')
+}
+
+/** index.html with the API token in a meta tag: the page is same-origin, loopback-only. */
+function indexWithToken(rendererDir: string, token: string): string {
+  const html = readFileSync(join(rendererDir, 'index.html'), 'utf8')
+  return html.replace(
+    '</head>',
+    `  <meta name="zone-workbench-token" content="${token}" />\n  </head>`,
+  )
+}
+
+export async function startHeadless(
+  options: HeadlessOptions,
+): Promise<{ service: Service; origin: string }> {
+  const preferences = new Conf<Preferences>({
+    cwd: options.dataDir,
+    configName: 'preferences',
+    projectName: 'zone-workbench',
+  })
+  const credentials = ensureCredentials(preferences, options.apiToken)
+  const port = options.port ?? preferences.get('apiPort') ?? DEFAULT_API_PORT
+  const service = createService({
+    dataDir: options.dataDir,
+    api: { credentials, host: options.host, port },
+    shell: 'headless',
+  })
+
+  service.server.post(
+    `${WORKBENCH_PREFIX}/bridge/:operation`,
+    { schema: { params: Type.Object({ operation: Type.String() }) } },
+    async (request) =>
+      ok(await invokeBridge(service.bridge, request.params.operation, request.body)),
+  )
+
+  const rendererDir = options.rendererDir
+  if (rendererDir !== undefined && existsSync(join(rendererDir, 'index.html'))) {
+    const index = indexWithToken(rendererDir, credentials.apiToken)
+    await service.server.register(fastifyStatic, {
+      root: rendererDir,
+      index: false,
+      wildcard: true,
+    })
+    for (const path of ['/', '/index.html']) {
+      service.server.get(path, (_request, reply) => reply.type('text/html').send(index))
+    }
+  }
+
+  const origin = await service.listen()
+  return { service, origin }
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      host: { type: 'string' },
+      port: { type: 'string' },
+      'data-dir': { type: 'string' },
+      'api-token': { type: 'string' },
+    },
+  })
+  const port = values.port === undefined ? undefined : Number(values.port)
+  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port < 65536)) {
+    throw new Error(`--port must be a port number or 0, not ${values.port}`)
+  }
+  const dataDir = values['data-dir'] ? resolve(values['data-dir']) : defaultDataDir()
+  const rendererDir = join(dirname(import.meta.dirname), 'renderer')
+  const { service, origin } = await startHeadless({
+    host: values.host,
+    port,
+    dataDir,
+    apiToken: values['api-token'],
+    rendererDir,
+  })
+  const info = await service.bridge.serviceInfo({})
+  console.log(`API ${service.apiBaseUrl()}`)
+  console.log(`UI ${origin}/`)
+  console.log(`Token ${info.apiToken}`)
+  console.log(`Data ${dataDir}`)
+  const stop = () => void service.close().then(() => process.exit(0))
+  process.on('SIGINT', stop)
+  process.on('SIGTERM', stop)
+}
+
+// Run when executed directly (node out/main/headless.js), not when imported by tests.
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === resolve(import.meta.filename)) {
+  main().catch((error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error)
+    const inUse = (error as { code?: string }).code === 'EADDRINUSE'
+    console.error(inUse ? `${message}: pass --port 0 for a free port, or --port N` : message)
+    process.exit(1)
+  })
+}

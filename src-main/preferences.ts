@@ -1,0 +1,54 @@
+// Preferences: small settings that belong to the user, not to a zone (window bounds, API port,
+// credentials, theme). Both shells keep them in the same JSON store engine: electron-store in the
+// Electron shell, `conf` (the engine electron-store is built on) in the headless shell. Zone data
+// never lives here.
+
+import { randomBytes } from 'node:crypto'
+import type { Credentials } from './api/auth'
+
+export interface Preferences {
+  apiToken: string
+  apiEmail: string
+  apiKey: string
+  /** the port the API listens on; 0 picks a free port each start */
+  apiPort: number
+  windowBounds?: { x?: number; y?: number; width: number; height: number }
+}
+
+/** What both stores offer (Conf and electron-store share this surface). */
+export interface PreferenceStore {
+  get<K extends keyof Preferences>(key: K): Preferences[K] | undefined
+  set<K extends keyof Preferences>(key: K, value: Preferences[K]): void
+}
+
+export const DEFAULT_API_PORT = 8787
+
+const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
+
+/** A token shaped like the vendor's: 40 characters from [A-Za-z0-9]. */
+export function generateApiToken(): string {
+  return [...randomBytes(40)].map((byte) => BASE62[byte % BASE62.length]).join('')
+}
+
+/**
+ * The credentials the API accepts, generated on first run and kept in preferences. A token given
+ * on the command line wins for that run and is kept, so scripts can rely on it.
+ */
+export function ensureCredentials(store: PreferenceStore, tokenOverride?: string): Credentials {
+  if (tokenOverride !== undefined) {
+    if (!/^[A-Za-z0-9_-]{8,}$/.test(tokenOverride)) {
+      throw new Error('An API token must be at least 8 characters of A-Z, a-z, 0-9, _ or -')
+    }
+    store.set('apiToken', tokenOverride)
+  }
+  if (store.get('apiToken') === undefined) store.set('apiToken', generateApiToken())
+  if (store.get('apiEmail') === undefined) store.set('apiEmail', 'user@zone-workbench.local')
+  // The vendor's global keys are 37 lowercase hex characters.
+  if (store.get('apiKey') === undefined)
+    store.set('apiKey', randomBytes(19).toString('hex').slice(0, 37))
+  return {
+    apiToken: store.get('apiToken') as string,
+    email: store.get('apiEmail') as string,
+    apiKey: store.get('apiKey') as string,
+  }
+}

@@ -1,0 +1,63 @@
+// The headless shell, started as a user starts it (the built `out/main/headless.js` on a free port
+// and a fresh data dir), shared by the tests of one worker.
+
+import { test as base } from '@playwright/test'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+export interface Workbench {
+  ui: string
+  api: string
+  token: string
+}
+
+async function startHeadless(
+  dataDir: string,
+): Promise<{ child: ChildProcess; workbench: Workbench }> {
+  const child = spawn(
+    process.execPath,
+    ['out/main/headless.js', '--port', '0', '--data-dir', dataDir],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
+  let output = ''
+  const workbench = await new Promise<Workbench>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`headless shell did not start:\n${output}`)),
+      30_000,
+    )
+    child.stderr?.on('data', (chunk) => (output += chunk))
+    child.stdout?.on('data', (chunk) => {
+      output += chunk
+      const ui = /^UI (\S+)$/m.exec(output)?.[1]
+      const api = /^API (\S+)$/m.exec(output)?.[1]
+      const token = /^Token (\S+)$/m.exec(output)?.[1]
+      if (ui && api && token) {
+        clearTimeout(timer)
+        resolve({ ui, api, token })
+      }
+    })
+    child.on('exit', (code) => reject(new Error(`headless shell exited with ${code}:\n${output}`)))
+  })
+  return { child, workbench }
+}
+
+export const test = base.extend<object, { workbench: Workbench }>({
+  workbench: [
+    // Playwright reads a fixture's dependencies from this destructuring; this one has none.
+    // eslint-disable-next-line no-empty-pattern
+    async ({}, use) => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'zw-e2e-'))
+      const { child, workbench } = await startHeadless(dataDir)
+      await use(workbench)
+      child.kill('SIGTERM')
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+    { scope: 'worker' },
+  ],
+})
+
+export { expect } from '@playwright/test'
