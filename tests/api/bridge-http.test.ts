@@ -32,10 +32,15 @@ describe('bridge over HTTP', () => {
     const created = await invoke('createZone', { name: 'bridge.example', plan: 'enterprise' })
     expect(created.status).toBe(200)
     expect(created.body.result.plan.legacy_id).toBe('enterprise')
-    const renamed = await invoke('renameZone', { zoneId: created.body.result.id, name: 'renamed.example' })
+    const renamed = await invoke('renameZone', {
+      zoneId: created.body.result.id,
+      name: 'renamed.example',
+    })
     expect(renamed.body.result.name).toBe('renamed.example')
     const listed = await invoke('listZones', {})
-    expect(listed.body.result.zones.map((z: { name: string }) => z.name)).toContain('renamed.example')
+    expect(listed.body.result.zones.map((z: { name: string }) => z.name)).toContain(
+      'renamed.example',
+    )
   })
 
   it('reports where the service listens and the token scripts should use', async () => {
