@@ -1,0 +1,147 @@
+// Point-in-time recovery's costs: write throughput with history kept vs without, and restoring a
+// ~50 MB database vs copying its file. Databases are set up as the storage core sets them up:
+// WAL, synchronous=NORMAL (the setting where per-commit overhead weighs most); with history,
+// automatic checkpoints off and history.checkpoint() once the WAL passes 4 MB.
+
+import { copyFileSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { serialize } from 'node:v8'
+import Database from 'better-sqlite3'
+import { applyScheduledRestore, openHistory, type History } from '../src-main/storage/history'
+import { heading, report, throughput } from './measure'
+
+const WAL_CHECKPOINT_BYTES = 4 << 20
+const dir = mkdtempSync(join(tmpdir(), 'history-bench-'))
+let databases = 0
+
+interface Target {
+  db: Database.Database
+  history: History | null
+  /** what the core does after each commit: report it, and checkpoint when the WAL is large */
+  afterCommit(): void
+  close(): void
+}
+
+function openTarget(withHistory: boolean, file = join(dir, `db${databases++}.sqlite`)): Target {
+  const options = { now: Date.now }
+  if (withHistory) applyScheduledRestore(file, options)
+  const db = new Database(file)
+  db.pragma('journal_mode = WAL')
+  db.pragma('synchronous = NORMAL')
+  if (withHistory) db.pragma('wal_autocheckpoint = 0')
+  db.exec(`CREATE TABLE IF NOT EXISTS _cf_KV (key TEXT PRIMARY KEY, value BLOB) WITHOUT ROWID`)
+  const history = withHistory ? openHistory(db, file, options) : null
+  let commits = 0
+  return {
+    db,
+    history,
+    afterCommit() {
+      if (history === null) return
+      history.afterCommit()
+      if (++commits % 256 === 0 && statSync(`${file}-wal`).size > WAL_CHECKPOINT_BYTES)
+        history.checkpoint()
+    },
+    close() {
+      history?.checkpoint()
+      history?.close()
+      db.close()
+    },
+  }
+}
+
+async function writeThroughput(
+  withHistory: boolean,
+  label: string,
+  ops: number,
+  run: (t: Target) => void,
+) {
+  return throughput(label, ops, () => {
+    const target = openTarget(withHistory)
+    run(target)
+    target.close()
+  })
+}
+
+const value = serialize({ action: 'block', enabled: true, score: 40 })
+
+function smallTransactions(count: number) {
+  return (t: Target): void => {
+    const put = t.db.prepare(
+      `INSERT INTO _cf_KV VALUES (?, ?) ON CONFLICT DO UPDATE SET value = excluded.value`,
+    )
+    for (let i = 0; i < count; i++) {
+      put.run(`rule:${i % 5000}`, value)
+      t.afterCommit()
+    }
+  }
+}
+
+function oneLargeTransaction(rows: number) {
+  return (t: Target): void => {
+    const put = t.db.prepare(
+      `INSERT INTO _cf_KV VALUES (?, ?) ON CONFLICT DO UPDATE SET value = excluded.value`,
+    )
+    t.db.transaction(() => {
+      for (let i = 0; i < rows; i++) put.run(`event:${i.toString().padStart(8, '0')}`, value)
+    })()
+    t.afterCommit()
+  }
+}
+
+heading('history: write throughput, kept vs not kept')
+const small = 20_000
+report(
+  await writeThroughput(
+    true,
+    '20k small transactions, history kept',
+    small,
+    smallTransactions(small),
+  ),
+  await writeThroughput(false, 'without history', small, smallTransactions(small)),
+  0.8,
+)
+const large = 100_000
+report(
+  await writeThroughput(
+    true,
+    '100k rows in one transaction, history kept',
+    large,
+    oneLargeTransaction(large),
+  ),
+  await writeThroughput(false, 'without history', large, oneLargeTransaction(large)),
+  0.8,
+)
+
+heading('history: restore vs file copy (~50 MB database)')
+const file = join(dir, 'large.sqlite')
+const target = openTarget(true, file)
+const insert = target.db.prepare(`INSERT INTO _cf_KV VALUES (?, randomblob(4000))`)
+for (let batch = 0; batch < 25; batch++) {
+  target.db.transaction(() => {
+    for (let i = 0; i < 500; i++) insert.run(`blob:${batch}:${i}`)
+  })()
+  target.afterCommit()
+}
+const bookmark = target.history?.currentBookmark() ?? ''
+const update = target.db.prepare(`UPDATE _cf_KV SET value = randomblob(4000) WHERE key = ?`)
+for (let i = 0; i < 2000; i++) {
+  update.run(`blob:${i % 25}:${i % 500}`)
+  target.afterCommit()
+}
+target.close()
+const megabytes = statSync(file).size / 1e6
+
+const copy = await throughput(`file copy of ${megabytes.toFixed(0)} MB`, 1, () =>
+  copyFileSync(file, join(dir, 'copy.sqlite')),
+)
+const restore = await throughput('restore (schedule + apply at open)', 1, () => {
+  const session = openTarget(true, file)
+  session.history?.scheduleRestore(bookmark)
+  session.close()
+  if (!applyScheduledRestore(file, { now: Date.now }))
+    throw new Error('the scheduled restore was not applied')
+})
+report(restore, copy, 0.25)
+
+rmSync(dir, { recursive: true, force: true })

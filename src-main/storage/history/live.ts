@@ -1,0 +1,171 @@
+// The history of an open database. Subtle points:
+// - Nothing may checkpoint behind our back: a checkpoint lets SQLite reuse WAL space, so frames
+//   must be archived first. The core turns automatic checkpoints off and calls checkpoint() here.
+// - Closing SQLite's last connection checkpoints and deletes the WAL (better-sqlite3 cannot set
+//   SQLITE_FCNTL_PERSIST_WAL), so close() archives first; the core closes the database after it.
+// - A WAL left by a crash is archived when the history opens, before anything is written to it.
+
+import { closeSync, copyFileSync, openSync, statSync } from 'node:fs'
+import type Database from 'better-sqlite3'
+import { archiveLeftoverWal, archiveWal, type CommitReport, type ReportBatch } from './archive'
+import { formatBookmark, parseBookmark } from './bookmark'
+import { HistoryStore } from './store'
+import type { History, HistoryOptions, HistoryPoint, OpenHistory } from './types'
+import { walSize } from './wal'
+
+/** A snapshot is due when the log since the last one outgrows the database (or this floor). */
+const MIN_LOG_BYTES_PER_SNAPSHOT = 1 << 20
+
+function checkpointTruncating(db: Database.Database): void {
+  db.pragma('wal_checkpoint(TRUNCATE)')
+}
+
+class LiveHistory implements History {
+  private readonly walPath: string
+  private walFd: number | null = null
+  private batches: ReportBatch[] = []
+  private openReports: CommitReport[] = []
+  private openBatchTime = NaN
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly file: string,
+    private readonly store: HistoryStore,
+    private readonly options: HistoryOptions,
+  ) {
+    this.walPath = `${file}-wal`
+  }
+
+  afterCommit(note?: string): void {
+    const time = this.options.now()
+    this.openReports.push(note === undefined ? { time } : { time, note })
+    if (time !== this.openBatchTime) {
+      this.closeBatch()
+      this.openBatchTime = time
+    }
+  }
+
+  private currentWalSize(): number {
+    if (this.walFd === null) {
+      try {
+        this.walFd = openSync(this.walPath, 'r')
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0
+        throw error
+      }
+    }
+    return walSize(this.walFd)
+  }
+
+  private closeBatch(): void {
+    if (this.openReports.length === 0) return
+    this.batches.push({ walEnd: this.currentWalSize(), reports: this.openReports })
+    this.openReports = []
+  }
+
+  private archive(): void {
+    this.closeBatch()
+    archiveWal(this.store, this.walPath, this.batches, this.options.now)
+    this.batches = []
+  }
+
+  checkpoint(): void {
+    this.archive()
+    this.store.sync()
+    checkpointTruncating(this.db)
+    // A reader still using the WAL makes SQLite leave it in place: the archive cursor still
+    // points into it, so the next archive carries on from there.
+    if (this.currentWalSize() !== 0) return
+    this.store.appendReset()
+    const databaseBytes = statSync(this.file).size
+    if (this.store.bytesSinceSnapshot > Math.max(databaseBytes, MIN_LOG_BYTES_PER_SNAPSHOT)) {
+      const { seq, time, timeline } = this.store.head
+      this.store.startSegment({ seq, time, timeline, origin: false }, (path) =>
+        copyFileSync(this.file, path),
+      )
+    }
+    this.store.prune()
+  }
+
+  currentBookmark(): string {
+    this.archive()
+    return this.store.bookmarkOf(this.store.head)
+  }
+
+  bookmarkForTime(time: number): string {
+    if (!Number.isFinite(time)) {
+      throw new TypeError(
+        `getBookmarkForTime() needs a time in milliseconds since the epoch, got ${time}`,
+      )
+    }
+    this.archive()
+    const asked = new Date(time).toISOString()
+    const now = this.options.now()
+    if (time > now) {
+      throw new RangeError(
+        `Cannot get a bookmark for ${asked}: it is in the future (now is ${new Date(now).toISOString()})`,
+      )
+    }
+    if (time < this.store.windowStart) {
+      throw new RangeError(
+        `Cannot get a bookmark for ${asked}: the time must be within the ${this.store.retentionDescription} recovery window, which began at ${new Date(this.store.windowStart).toISOString()}`,
+      )
+    }
+    const point = this.store.visiblePoints().findLast((p) => p.time <= time)
+    if (point === undefined) {
+      const first = this.store.visiblePoints()[0]
+      throw new RangeError(
+        `Cannot get a bookmark for ${asked}: this object's history begins at ${first === undefined ? 'a later time' : new Date(first.time).toISOString()}`,
+      )
+    }
+    return this.store.bookmarkOf(point)
+  }
+
+  scheduleRestore(bookmark: string): string {
+    this.archive()
+    this.store.resolve(bookmark)
+    this.store.scheduleRestore(bookmark)
+    // The restore ends the current timeline; its last commit is the state just before the restore.
+    return formatBookmark(this.store.id, { timeline: this.store.head.timeline, seq: null })
+  }
+
+  list(options: { limit?: number; before?: string } = {}): HistoryPoint[] {
+    const { limit = Infinity, before } = options
+    if (!(limit > 0)) throw new RangeError(`list() limit must be positive, got ${limit}`)
+    if (before !== undefined) parseBookmark(this.store.id, before)
+    this.archive()
+    const points: HistoryPoint[] = []
+    const visible = this.store.visiblePoints()
+    for (let i = visible.length - 1; i >= 0 && points.length < limit; i--) {
+      const point = visible[i]
+      if (point === undefined) continue
+      const bookmark = this.store.bookmarkOf(point)
+      if (before !== undefined && bookmark >= before) continue
+      points.push(
+        point.note === undefined
+          ? { bookmark, time: point.time }
+          : { bookmark, time: point.time, note: point.note },
+      )
+    }
+    return points
+  }
+
+  close(): void {
+    this.archive()
+    this.store.close()
+    if (this.walFd !== null) closeSync(this.walFd)
+    this.walFd = null
+  }
+}
+
+export const openHistory: OpenHistory = (db, file, options) => {
+  const existing = HistoryStore.load(file, options)
+  if (existing !== null) {
+    archiveLeftoverWal(existing, `${file}-wal`, options.now)
+    return new LiveHistory(db, file, existing, options)
+  }
+  // Whatever the WAL holds from before history began becomes part of the first snapshot.
+  checkpointTruncating(db)
+  const created = HistoryStore.create(file, options, (path) => copyFileSync(file, path))
+  return new LiveHistory(db, file, created, options)
+}

@@ -1,0 +1,197 @@
+// One history log segment: an append-only sequence of records, all integers little-endian, each
+// starting with its total length (u32) and kind (u8):
+//   base   (kind 3): seq f64, time f64, timeline u32, origin u8, note length u32, note (UTF-8)
+//                    The state the segment's snapshot file holds. `origin` marks a point of its own
+//                    (history start, or a restore); otherwise it repeats the previous segment's last point.
+//   commit (kind 1): seq f64, time f64, timeline u32, page size u32, database pages u32, WAL cursor
+//                    (salt-1 u32, salt-2 u32, end f64), page count u32,
+//                    note length u32, note, then per page: page number u32 and the page image.
+//   reset  (kind 2): the WAL was checkpointed and truncated; the next WAL is wholly new.
+// A record is written with one write() call; a torn tail left by a crash is cut off when the
+// segment is next scanned.
+
+import { closeSync, fstatSync, ftruncateSync, openSync, readSync } from 'node:fs'
+import type { PageImage, WalCursor, WalTransaction } from './wal'
+
+const KIND_COMMIT = 1
+const KIND_RESET = 2
+const KIND_BASE = 3
+const COMMIT_HEADER_BYTES = 57
+const BASE_HEADER_BYTES = 30
+const RESET_BYTES = 5
+
+export interface PointRecord {
+  seq: number
+  time: number
+  timeline: number
+  note?: string
+}
+
+export interface BaseRecord extends PointRecord {
+  kind: 'base'
+  origin: boolean
+}
+
+export interface CommitRecord extends PointRecord {
+  kind: 'commit'
+  databasePages: number
+  cursor: WalCursor
+  /** where the record starts in its segment, and its length */
+  offset: number
+  length: number
+}
+
+export type LogRecord = BaseRecord | CommitRecord | { kind: 'reset' }
+
+function noteBytes(note: string | undefined): Buffer {
+  return Buffer.from(note ?? '', 'utf8')
+}
+
+export function encodeBase(base: Omit<BaseRecord, 'kind'>): Buffer {
+  const note = noteBytes(base.note)
+  const out = Buffer.alloc(BASE_HEADER_BYTES + note.length)
+  out.writeUInt32LE(out.length, 0)
+  out.writeUInt8(KIND_BASE, 4)
+  out.writeDoubleLE(base.seq, 5)
+  out.writeDoubleLE(base.time, 13)
+  out.writeUInt32LE(base.timeline, 21)
+  out.writeUInt8(base.origin ? 1 : 0, 25)
+  out.writeUInt32LE(note.length, 26)
+  note.copy(out, BASE_HEADER_BYTES)
+  return out
+}
+
+export function encodeReset(): Buffer {
+  const out = Buffer.alloc(RESET_BYTES)
+  out.writeUInt32LE(RESET_BYTES, 0)
+  out.writeUInt8(KIND_RESET, 4)
+  return out
+}
+
+export function encodeCommit(point: PointRecord, transaction: WalTransaction): Buffer {
+  const note = noteBytes(point.note)
+  const { pageSize, pages, cursor } = transaction
+  // every byte is written below, so the buffer needs no zero-filling
+  const out = Buffer.allocUnsafe(COMMIT_HEADER_BYTES + note.length + pages.length * (4 + pageSize))
+  out.writeUInt32LE(out.length, 0)
+  out.writeUInt8(KIND_COMMIT, 4)
+  out.writeDoubleLE(point.seq, 5)
+  out.writeDoubleLE(point.time, 13)
+  out.writeUInt32LE(point.timeline, 21)
+  out.writeUInt32LE(pageSize, 25)
+  out.writeUInt32LE(transaction.databasePages, 29)
+  out.writeUInt32LE(cursor.salt1, 33)
+  out.writeUInt32LE(cursor.salt2, 37)
+  out.writeDoubleLE(cursor.end, 41)
+  out.writeUInt32LE(pages.length, 49)
+  out.writeUInt32LE(note.length, 53)
+  let at = COMMIT_HEADER_BYTES + note.copy(out, COMMIT_HEADER_BYTES)
+  for (const page of pages) {
+    out.writeUInt32LE(page.pageNumber, at)
+    page.data.copy(out, at + 4)
+    at += 4 + pageSize
+  }
+  return out
+}
+
+function readExactly(fd: number, length: number, position: number): Buffer | null {
+  const buffer = Buffer.alloc(length)
+  let filled = 0
+  while (filled < length) {
+    const n = readSync(fd, buffer, filled, length - filled, position + filled)
+    if (n === 0) return null
+    filled += n
+  }
+  return buffer
+}
+
+function decodeNote(buffer: Buffer, start: number, length: number): string | undefined {
+  return length === 0 ? undefined : buffer.toString('utf8', start, start + length)
+}
+
+function decodeAt(fd: number, offset: number, length: number, kind: number): LogRecord | null {
+  if (kind === KIND_RESET && length === RESET_BYTES) return { kind: 'reset' }
+  if (kind === KIND_BASE && length >= BASE_HEADER_BYTES) {
+    const record = readExactly(fd, length, offset)
+    if (record === null) return null
+    return {
+      kind: 'base',
+      seq: record.readDoubleLE(5),
+      time: record.readDoubleLE(13),
+      timeline: record.readUInt32LE(21),
+      origin: record.readUInt8(25) === 1,
+      note: decodeNote(record, BASE_HEADER_BYTES, record.readUInt32LE(26)),
+    }
+  }
+  if (kind === KIND_COMMIT && length >= COMMIT_HEADER_BYTES) {
+    const header = readExactly(fd, COMMIT_HEADER_BYTES, offset)
+    if (header === null) return null
+    const noteLength = header.readUInt32LE(53)
+    const note = noteLength === 0 ? null : readExactly(fd, noteLength, offset + COMMIT_HEADER_BYTES)
+    return {
+      kind: 'commit',
+      seq: header.readDoubleLE(5),
+      time: header.readDoubleLE(13),
+      timeline: header.readUInt32LE(21),
+      databasePages: header.readUInt32LE(29),
+      cursor: {
+        salt1: header.readUInt32LE(33),
+        salt2: header.readUInt32LE(37),
+        end: header.readDoubleLE(41),
+      },
+      note: note === null ? undefined : decodeNote(note, 0, noteLength),
+      offset,
+      length,
+    }
+  }
+  return null
+}
+
+/**
+ * Every whole record of the segment, in order, and the segment's length. A trailing partial
+ * record (a write cut short by a crash) is truncated away.
+ */
+export function scanSegment(path: string): { records: LogRecord[]; length: number } {
+  const fd = openSync(path, 'r+')
+  try {
+    const size = fstatSync(fd).size
+    const records: LogRecord[] = []
+    let offset = 0
+    for (;;) {
+      const prefix = readExactly(fd, 5, offset)
+      if (prefix === null) break
+      const length = prefix.readUInt32LE(0)
+      if (offset + length > size) break
+      const record = decodeAt(fd, offset, length, prefix.readUInt8(4))
+      if (record === null) break
+      records.push(record)
+      offset += length
+    }
+    if (offset < size) ftruncateSync(fd, offset)
+    return { records, length: offset }
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** The page images a commit record carries, read from an open segment. */
+export function readCommitPages(
+  fd: number,
+  record: CommitRecord,
+): { pageSize: number; pages: PageImage[] } {
+  const buffer = readExactly(fd, record.length, record.offset)
+  if (buffer === null)
+    throw new Error(`History log is shorter than its commit record ${record.seq}`)
+  const pageSize = buffer.readUInt32LE(25)
+  const pageCount = buffer.readUInt32LE(49)
+  const pages: PageImage[] = []
+  let at = COMMIT_HEADER_BYTES + buffer.readUInt32LE(53)
+  for (let i = 0; i < pageCount; i++) {
+    pages.push({
+      pageNumber: buffer.readUInt32LE(at),
+      data: buffer.subarray(at + 4, at + 4 + pageSize),
+    })
+    at += 4 + pageSize
+  }
+  return { pageSize, pages }
+}
