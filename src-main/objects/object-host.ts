@@ -1,0 +1,158 @@
+// One live object: its storage, its instance, its gates and its alarm. Events (calls and alarms)
+// enter through the input gate; results leave through the output gate.
+import { InputGate, OutputGate, openStorage, type Backend, type Storage } from '../storage'
+import { AlarmScheduler, type AlarmInvocationInfo } from './alarm-scheduler'
+import type { Clock } from './clock'
+
+export interface ObjectContext {
+  /** The object's private storage. */
+  readonly storage: Storage
+  /** The object's id: 64 hex digits; `name` when it was derived from a name. */
+  readonly id: ObjectId
+  /** Resets the object: unflushed writes are discarded and the next call gets a new instance. */
+  abort(reason?: string): void
+  /** Holds back every other event until `callback` settles. */
+  blockConcurrencyWhile<T>(callback: () => Promise<T> | T): Promise<T>
+}
+
+export interface ObjectId {
+  toString(): string
+  readonly name?: string
+}
+
+/** What a class must look like to be run as an object. */
+export type ObjectClass<Env, Instance> = new (ctx: ObjectContext, env: Env) => Instance
+
+interface WithAlarm {
+  alarm(info: AlarmInvocationInfo): unknown
+}
+
+/** The runtime's marker on errors that reset an object. */
+export type ResetError = Error & { durableObjectReset: true }
+
+const DEFAULT_ABORT_REASON = 'Application called abort() to reset Durable Object.'
+const NO_ALARM_HANDLER =
+  'Your Durable Object class must have an alarm() handler in order to call setAlarm()'
+
+export interface HostOptions<Env, Instance> {
+  file: string
+  id: ObjectId
+  backend: Backend
+  objectClass: ObjectClass<Env, Instance>
+  env: Env
+  clock: Clock
+  random: () => number
+  /** The object reset itself (abort, failed commit); the namespace forgets this host. */
+  onReset: () => void
+}
+
+export class ObjectHost<Env, Instance> {
+  private readonly inputGate = new InputGate()
+  private readonly outputGate = new OutputGate()
+  private readonly alarms: AlarmScheduler
+  private instance: Instance | null = null
+  private storage: Storage | null = null
+  private resetError: Error | null = null
+
+  constructor(private readonly options: HostOptions<Env, Instance>) {
+    this.alarms = new AlarmScheduler(
+      options.clock,
+      { run: (info) => this.runAlarm(info), giveUp: () => void this.storage?.deleteAlarm() },
+      options.random,
+    )
+  }
+
+  /** Opens storage and constructs the instance; an alarm that fell due meanwhile runs now. */
+  async start(): Promise<void> {
+    const storage = await openStorage(this.options.file, {
+      backend: this.options.backend,
+      now: () => this.options.clock.now(),
+      runtime: {
+        inputGate: this.inputGate,
+        outputGate: this.outputGate,
+        onAlarmCommitted: (time) => this.alarms.schedule(time),
+        onBroken: (error) => this.reset(error),
+      },
+    })
+    this.storage = storage
+    const context: ObjectContext = {
+      storage,
+      id: this.options.id,
+      abort: (reason) => this.abort(reason),
+      blockConcurrencyWhile: (callback) => this.blockConcurrencyWhile(callback),
+    }
+    const instance = await this.blockConcurrencyWhile(
+      () => new this.options.objectClass(context, this.options.env),
+    )
+    this.instance = instance
+    if (!hasAlarmHandler(instance)) storage.refuseAlarms(NO_ALARM_HANDLER)
+    this.alarms.schedule(storage.scheduledAlarm())
+  }
+
+  /** Delivers one call; its result is released once the writes it made are durable. */
+  call<Result>(invoke: (instance: Instance) => Result | Promise<Result>): Promise<Awaited<Result>> {
+    return this.inputGate.deliver(async () => {
+      try {
+        return await invoke(this.live())
+      } finally {
+        await this.outputGate.wait()
+      }
+    })
+  }
+
+  /** Closes storage (committing what is pending) and stops the alarm. */
+  close(): void {
+    this.alarms.stop()
+    this.storage?.close()
+  }
+
+  private runAlarm(info: AlarmInvocationInfo): Promise<void> {
+    return this.inputGate.deliver(async () => {
+      const instance = this.live()
+      const storage = this.storage
+      if (!hasAlarmHandler(instance) || storage === null) return
+      storage.alarmHandlerStarted(info.scheduledTime)
+      let succeeded = false
+      try {
+        await instance.alarm(info)
+        succeeded = true
+      } finally {
+        if (this.resetError === null) storage.alarmHandlerFinished(succeeded)
+        await this.outputGate.wait()
+      }
+    })
+  }
+
+  private async blockConcurrencyWhile<T>(callback: () => Promise<T> | T): Promise<T> {
+    const release = this.inputGate.hold()
+    try {
+      return await callback()
+    } finally {
+      release()
+    }
+  }
+
+  private abort(reason?: string): void {
+    const error = new Error(reason ?? DEFAULT_ABORT_REASON) as ResetError
+    error.durableObjectReset = true
+    this.reset(error)
+  }
+
+  private reset(error: Error): void {
+    if (this.resetError !== null) return
+    this.resetError = error
+    this.alarms.stop()
+    this.storage?.abandon(error)
+    this.options.onReset()
+  }
+
+  private live(): Instance {
+    if (this.resetError !== null) throw this.resetError
+    if (this.instance === null) throw new Error('The object has not finished starting.')
+    return this.instance
+  }
+}
+
+function hasAlarmHandler(instance: unknown): instance is WithAlarm {
+  return typeof (instance as Partial<WithAlarm> | null)?.alarm === 'function'
+}

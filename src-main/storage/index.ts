@@ -1,0 +1,71 @@
+// Stateful-object storage: the vendor's `ctx.storage` interface on better-sqlite3.
+//
+//   const storage = await openStorage('/data/objects/zone/<id>.sqlite', { backend: 'sql' })
+//   await storage.put('k', new Map([[1, 2]]))
+//   storage.sql.exec('CREATE TABLE t (x)')
+//   storage.close()
+//
+// Both backends keep data in one SQLite file with the vendor runtime's layout (`_cf_KV`,
+// `_cf_METADATA`, V8-serialized values), so the file is one the vendor's runtime could open. The
+// 'kv' backend exposes no SQL and no point-in-time recovery. DEVIATIONS.md lists where behaviour
+// knowingly differs from local workerd.
+import Database from 'better-sqlite3'
+import { InputGate, OutputGate } from './gates'
+import { applyScheduledRestore, openHistory } from './history'
+import { Storage, type Backend, type StorageRuntime } from './storage'
+
+export { InputGate, OutputGate } from './gates'
+export {
+  Storage,
+  type Backend,
+  type GetOptions,
+  type ListOptions,
+  type PutOptions,
+  type StorageRuntime,
+} from './storage'
+export { StorageTransaction } from './transaction'
+export { SqlStorage, SqlCursor, type SqlRow, type SqlValue } from './sql'
+export { MAX_KEY_BYTES, MAX_KEYS_PER_CALL, MAX_VALUE_BYTES } from './limits'
+export type { HistoryPoint } from './history'
+
+export interface OpenStorageOptions {
+  backend: Backend
+  /** Clock in milliseconds since the epoch (alarms in the past are clamped to it); tests drive it. */
+  now?: () => number
+  /** Gates and listeners of the object runtime; a storage opened alone gets its own gates. */
+  runtime?: StorageRuntime
+  /**
+   * Keep point-in-time history (SQL backend only; default true). Off only to measure its cost:
+   * without it the recovery methods fail as on the key-value backend.
+   */
+  history?: boolean
+}
+
+/** Opens (creating if needed) the storage of one object, kept in the SQLite file `file`. */
+export async function openStorage(file: string, options: OpenStorageOptions): Promise<Storage> {
+  const now = options.now ?? Date.now
+  const keepHistory = options.backend === 'sql' && options.history !== false
+  // A restore scheduled by onNextSessionRestoreBookmark() happens here, before SQLite opens.
+  if (keepHistory) applyScheduledRestore(file, { now })
+  const db = new Database(file)
+  try {
+    db.pragma('journal_mode = WAL')
+    // Durable on commit: sync() and the output gate promise that writes are on disk.
+    db.pragma('synchronous = FULL')
+    // workerd's SQLite is built without these defaults; better-sqlite3's with them.
+    db.pragma('recursive_triggers = OFF')
+    db.pragma('foreign_keys = ON')
+    // History archives the WAL before every checkpoint, so SQLite must never checkpoint alone.
+    if (keepHistory) db.pragma('wal_autocheckpoint = 0')
+    return new Storage(db, {
+      file,
+      backend: options.backend,
+      now,
+      runtime: options.runtime ?? { inputGate: new InputGate(), outputGate: new OutputGate() },
+      history: keepHistory ? openHistory(db, file, { now }) : null,
+    })
+  } catch (error) {
+    db.close()
+    throw error
+  }
+}

@@ -1,0 +1,217 @@
+// `ctx.storage.sql`: runs SQL against the object's database as the vendor's runtime does, with its
+// authorizer rules, binding conversions, multi-statement scripts and error texts.
+import type Database from 'better-sqlite3'
+import { authorize } from './authorize'
+import { SqlCursor, type RowCounts, type SqlValue } from './cursor'
+import { formatSqliteError } from './errors'
+import { splitStatements, type Statement } from './split'
+import { keyword, type Token } from './tokenize'
+
+export { SqlCursor, type SqlRow, type SqlValue } from './cursor'
+
+/** What the SQL API needs from the storage that owns the connection. */
+export interface SqlHost {
+  readonly db: Database.Database
+  /** Throws if storage can no longer be used. */
+  assertUsable(): void
+  /** Called before a statement that may write: opens the implicit transaction. */
+  beforeWrite(): void
+}
+
+type Binding = string | number | Buffer | null
+
+const MAX_BOUND_PARAMETERS = 100
+const CACHE_SIZE = 256
+const SCHEMA_CHANGES = new Set(['CREATE', 'DROP', 'ALTER'])
+const DQS_HINT = /^no such column: "(.*)" - should this be a string literal in single-quotes\?$/
+const WRITE_TARGET = /^(?:INSERT|REPLACE|UPDATE)$/
+
+interface CompiledStatement {
+  prepared: Database.Statement
+  columnNames: string[]
+  verb: string
+  /** Rows written per changed row: the table itself plus each of its indexes. */
+  rowsWrittenPerChange: number
+  filtered: boolean
+}
+
+export class SqlStorage {
+  // Both caches are keyed by SQL text and dropped whenever the schema changes, since column lists
+  // and index counts are worked out once per statement.
+  private readonly scripts = new Map<string, Statement[]>()
+  private readonly compiled = new Map<string, CompiledStatement>()
+
+  constructor(private readonly host: SqlHost) {}
+
+  /** Runs `query` (one or more statements) and returns a cursor over the last one's rows. */
+  exec(...args: [query?: unknown, ...bindings: unknown[]]): SqlCursor {
+    if (args.length === 0) {
+      throw new TypeError(
+        "Failed to execute 'exec' on 'SqlStorage': parameter 1 is not of type 'JsString'.",
+      )
+    }
+    const [query, ...rawBindings] = args
+    this.host.assertUsable()
+    const bindings = rawBindings.map(toBinding)
+    const text = String(query)
+    let statements = this.scripts.get(text)
+    if (statements === undefined) {
+      statements = splitStatements(text)
+      remember(this.scripts, text, statements)
+    }
+    const last = statements[statements.length - 1]
+    if (last === undefined) throw new Error('SQL code did not contain a statement.')
+    for (const statement of statements) {
+      if (statement === last) break
+      if (statement.tokens.some((t) => t.kind === 'parameter')) {
+        throw new Error(
+          'When executing multiple SQL statements in a single call, only the last statement can have parameters.',
+        )
+      }
+      this.run(statement, [])
+    }
+    return this.run(last, bindings)
+  }
+
+  /** Bytes used by the database, free pages excluded. */
+  get databaseSize(): number {
+    this.host.assertUsable()
+    const pragma = (name: string): number => Number(this.host.db.pragma(name, { simple: true }))
+    return (pragma('page_count') - pragma('freelist_count')) * pragma('page_size')
+  }
+
+  private run(statement: Statement, bindings: Binding[]): SqlCursor {
+    const compiled = this.compile(statement)
+    const { prepared } = compiled
+    try {
+      if (!prepared.readonly) this.host.beforeWrite()
+      if (prepared.reader) {
+        const rows = (prepared.all(...bindings) as unknown[][]).map(toRowValues)
+        return new SqlCursor(compiled.columnNames, rows, { readBeforeRows: 0, written: 0 })
+      }
+      const { changes } = prepared.run(...bindings)
+      if (SCHEMA_CHANGES.has(compiled.verb)) this.forgetCompiled()
+      return new SqlCursor([], [], countWrite(compiled, changes))
+    } catch (error) {
+      if (error instanceof RangeError && /parameter values were provided/.test(error.message)) {
+        throw new Error('Wrong number of parameter bindings for SQL query.', { cause: error })
+      }
+      throw formatSqliteError(error, statement.text)
+    }
+  }
+
+  private compile(statement: Statement): CompiledStatement {
+    const cached = this.compiled.get(statement.text)
+    if (cached !== undefined) return cached
+    checkParameterCount(statement.tokens)
+    // SQLite reports its own errors (syntax, missing tables) before its authorizer is consulted.
+    const prepared = this.prepare(statement)
+    authorize(statement)
+    if (prepared.reader) prepared.raw(true)
+    const verb = keyword(statement.tokens[0])
+    const table = WRITE_TARGET.test(verb) ? writeTarget(statement.tokens) : undefined
+    const compiled: CompiledStatement = {
+      prepared,
+      columnNames: prepared.reader ? prepared.columns().map((c) => c.name) : [],
+      verb,
+      rowsWrittenPerChange: 1 + (table === undefined ? 0 : this.indexCount(table)),
+      filtered: statement.tokens.some((t) => keyword(t) === 'WHERE'),
+    }
+    remember(this.compiled, statement.text, compiled)
+    return compiled
+  }
+
+  // better-sqlite3 compiles out double-quoted string literals, so a "name" SQLite cannot resolve
+  // as a column is retried as a 'string', as SQLite itself would read it.
+  private prepare(statement: Statement): Database.Statement {
+    let text = statement.text
+    for (;;) {
+      try {
+        return this.host.db.prepare(text)
+      } catch (error) {
+        const literal = error instanceof Error ? DQS_HINT.exec(error.message)?.[1] : undefined
+        const rewritten = literal === undefined ? undefined : asStringLiteral(text, literal)
+        if (rewritten === undefined) throw formatSqliteError(error, statement.text)
+        text = rewritten
+      }
+    }
+  }
+
+  private forgetCompiled(): void {
+    this.compiled.clear()
+  }
+
+  private indexCount(table: string): number {
+    try {
+      return (this.host.db.pragma(`index_list(${JSON.stringify(table)})`) as unknown[]).length
+    } catch {
+      return 0
+    }
+  }
+}
+
+// The runtime counts a written row once per table and once per index it touches; a DELETE
+// counts table rows only. Reads by a write are modelled as the rows an UPDATE or a filtered
+// DELETE visits.
+function countWrite(compiled: CompiledStatement, changes: number): RowCounts {
+  if (compiled.verb === 'DELETE')
+    return { readBeforeRows: compiled.filtered ? changes : 0, written: changes }
+  if (!WRITE_TARGET.test(compiled.verb)) return { readBeforeRows: 0, written: changes }
+  return {
+    readBeforeRows: compiled.verb === 'UPDATE' ? changes : 0,
+    written: changes * compiled.rowsWrittenPerChange,
+  }
+}
+
+function remember<V>(cache: Map<string, V>, key: string, value: V): void {
+  if (cache.size >= CACHE_SIZE) {
+    const oldest = cache.keys().next().value
+    if (oldest !== undefined) cache.delete(oldest)
+  }
+  cache.set(key, value)
+}
+
+// Runtime bindings: numbers bind as REAL, ArrayBuffers and views as BLOBs (copied at bind time),
+// undefined as NULL, BigInt is refused and anything else is bound as its string form.
+function toBinding(value: unknown): Binding {
+  if (value === null || value === undefined) return null
+  if (typeof value === 'number' || typeof value === 'string') return value
+  if (typeof value === 'bigint') throw new TypeError('Cannot convert a BigInt value to a number')
+  if (value instanceof ArrayBuffer) return Buffer.from(value.slice(0))
+  if (ArrayBuffer.isView(value)) {
+    return Buffer.from(value.buffer.slice(value.byteOffset, value.byteOffset + value.byteLength))
+  }
+  return String(value)
+}
+
+function toRowValues(row: unknown[]): SqlValue[] {
+  return row.map((value) => {
+    if (Buffer.isBuffer(value)) return new Uint8Array(value).buffer
+    if (typeof value === 'bigint') return Number(value)
+    return value as SqlValue
+  })
+}
+
+function checkParameterCount(tokens: Token[]): void {
+  const parameters = tokens.filter((t) => t.kind === 'parameter')
+  const overflow = parameters[MAX_BOUND_PARAMETERS]
+  if (overflow !== undefined) {
+    throw new Error(`too many SQL variables at offset ${overflow.offset}: SQLITE_ERROR`)
+  }
+}
+
+// `INSERT [OR x] INTO name`, `REPLACE INTO name`, `UPDATE [OR x] name`
+function writeTarget(tokens: Token[]): string | undefined {
+  const words = tokens.map((t) => t.text.toUpperCase())
+  const into = words.indexOf('INTO')
+  if (into !== -1) return tokens[into + 1]?.value
+  return tokens[words[1] === 'OR' ? 3 : 1]?.value
+}
+
+function asStringLiteral(text: string, name: string): string | undefined {
+  const quoted = `"${name.split('"').join('""')}"`
+  const at = text.indexOf(quoted)
+  if (at === -1) return undefined
+  const literal = `'${name.split("'").join("''")}'`
+  return text.slice(0, at) + literal + text.slice(at + quoted.length)
+}

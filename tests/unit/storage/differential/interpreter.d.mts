@@ -1,0 +1,3 @@
+import type { Operation, OperationResult } from './miniflare-oracle'
+
+export function runOperations(storage: unknown, operations: Operation[]): Promise<OperationResult[]>

@@ -1,0 +1,165 @@
+import Database from 'better-sqlite3'
+import { describe, expect, it } from 'vitest'
+import { newFile, nextTurn, open } from './temp-storage'
+
+const committedKeys = (file: string): string[] => {
+  const raw = new Database(file, { readonly: true })
+  try {
+    return raw.prepare<[], string>('SELECT key FROM _cf_KV ORDER BY key').pluck().all()
+  } catch {
+    return []
+  } finally {
+    raw.close()
+  }
+}
+
+describe('write coalescing', () => {
+  it('commits the writes of one turn together on a later turn; sync() waits for it', async () => {
+    const file = newFile()
+    const storage = await open('sql', file)
+    void storage.put('a', 1)
+    void storage.put('b', 2)
+    expect(committedKeys(file)).toEqual([])
+    expect(await storage.get('a')).toBe(1)
+    await storage.sync()
+    expect(committedKeys(file)).toEqual(['a', 'b'])
+  })
+})
+
+describe.each(['sql', 'kv'] as const)('transaction() on the %s backend', (backend) => {
+  it('commits on return and passes the return value through', async () => {
+    const storage = await open(backend)
+    expect(
+      await storage.transaction(async (txn) => {
+        await txn.put('a', 1)
+        return 'done'
+      }),
+    ).toBe('done')
+    expect(await storage.get('a')).toBe(1)
+  })
+
+  it('rolls back on throw and rethrows the original error', async () => {
+    const storage = await open(backend)
+    const boom = new Error('boom')
+    await expect(
+      storage.transaction(async (txn) => {
+        await txn.put('a', 1)
+        throw boom
+      }),
+    ).rejects.toBe(boom)
+    expect(await storage.get('a')).toBeUndefined()
+  })
+
+  it('rolls back on rollback(), refusing later use of txn', async () => {
+    const storage = await open(backend)
+    await storage.put('kept', 1)
+    const outcome = await storage.transaction(async (txn) => {
+      await txn.put('a', 1)
+      await txn.delete('kept')
+      txn.rollback()
+      txn.rollback()
+      const errors = await Promise.all(
+        [txn.get('a'), txn.put('a', 1), txn.list(), txn.setAlarm(5)].map((p) =>
+          p.catch((e: Error) => e.message),
+        ),
+      )
+      return errors
+    })
+    expect(outcome).toEqual([
+      'Cannot get() on rolled back transaction',
+      'Cannot put() on rolled back transaction',
+      'Cannot list() on rolled back transaction',
+      'Cannot setAlarm() on rolled back transaction',
+    ])
+    expect(await storage.list()).toEqual(new Map([['kept', 1]]))
+  })
+
+  it('refuses txn after the closure and deleteAll inside', async () => {
+    const storage = await open(backend)
+    let leaked: { get(key: string): Promise<unknown> } | undefined
+    await storage.transaction(async (txn) => {
+      leaked = txn
+      await expect(txn.deleteAll()).rejects.toThrow('Cannot call deleteAll() within a transaction')
+      await expect(storage.deleteAll()).rejects.toThrow(
+        'Cannot call deleteAll() within a transaction',
+      )
+    })
+    await expect(leaked?.get('a')).rejects.toThrow(
+      'Cannot call get() on transaction that has already committed: did you move `txn` outside of the closure?',
+    )
+  })
+
+  it('undoes only an inner transaction that throws', async () => {
+    const storage = await open(backend)
+    await storage.transaction(async (outer) => {
+      await outer.put('outer', 1)
+      await storage
+        .transaction(async (inner) => {
+          await inner.put('inner', 1)
+          throw new Error('inner')
+        })
+        .catch(() => undefined)
+    })
+    expect([...(await storage.list()).keys()]).toEqual(['outer'])
+  })
+
+  it('rolls a transaction back together with the alarm it set', async () => {
+    const storage = await open(backend)
+    await storage.transaction(async (txn) => {
+      await txn.setAlarm(4102444800000)
+      txn.rollback()
+    })
+    expect(await storage.getAlarm()).toBeNull()
+  })
+})
+
+describe('transactionSync()', () => {
+  it('returns the value, rolls back on throw (non-Error values too) and nests', async () => {
+    const storage = await open('sql')
+    storage.sql.exec('CREATE TABLE t (x)')
+    expect(
+      storage.transactionSync(() => {
+        storage.sql.exec('INSERT INTO t VALUES (1)')
+        return 'ok'
+      }),
+    ).toBe('ok')
+    expect(() =>
+      storage.transactionSync(() => {
+        storage.sql.exec('INSERT INTO t VALUES (2)')
+        throw 'str'
+      }),
+    ).toThrow('str')
+    storage.transactionSync(() => {
+      storage.sql.exec('INSERT INTO t VALUES (3)')
+      try {
+        storage.transactionSync(() => {
+          void storage.put('inner', 1)
+          throw new Error('inner')
+        })
+      } catch {
+        // the inner failure is expected and undoes only the inner work
+      }
+    })
+    expect(storage.sql.exec('SELECT x FROM t ORDER BY x').raw().toArray()).toEqual([[1], [3]])
+    expect(await storage.get('inner')).toBeUndefined()
+  })
+})
+
+describe('failed commits', () => {
+  it('resets storage when a deferred constraint fails at commit, and the write is not kept', async () => {
+    const file = newFile()
+    const storage = await open('sql', file)
+    storage.sql.exec(
+      'CREATE TABLE p (id INTEGER PRIMARY KEY); CREATE TABLE c (p REFERENCES p (id) DEFERRABLE INITIALLY DEFERRED)',
+    )
+    await nextTurn()
+    storage.sql.exec('INSERT INTO c VALUES (7)')
+    await expect(storage.sync()).rejects.toThrow(
+      /^Durable Object was reset and rolled back to its last known good state because the application left the database in a state where constraints were violated: FOREIGN KEY constraint failed/,
+    )
+    await expect(storage.get('x')).rejects.toThrow(/FOREIGN KEY/)
+    storage.close()
+    const reopened = await open('sql', file)
+    expect(reopened.sql.exec('SELECT count(*) AS n FROM c').one()).toEqual({ n: 0 })
+  })
+})
