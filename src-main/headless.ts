@@ -50,7 +50,7 @@ export async function startHeadless(
   })
   const credentials = ensureCredentials(preferences, options.apiToken)
   const port = options.port ?? preferences.get('apiPort') ?? DEFAULT_API_PORT
-  const service = createService({
+  const service = await createService({
     dataDir: options.dataDir,
     api: { credentials, host: options.host, port },
     shell: 'headless',

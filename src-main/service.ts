@@ -1,15 +1,15 @@
 // The composition root: builds the whole service for a data dir, free of any Electron import so
 // that both shells (Electron and headless) and the tests run the very same thing.
 
-import type Database from 'better-sqlite3'
 import type { AddressInfo } from 'node:net'
 import type { Bridge } from '@shared/bridge'
-import { API_PREFIX, createApiServer, type ApiServer } from './api/server'
+import { API_PREFIX, WORKBENCH_PREFIX, createApiServer, type ApiServer } from './api/server'
 import type { Credentials } from './api/auth'
+import { historyRoutes } from './api/routes/history'
 import { zoneRoutes } from './api/routes/zones'
 import { createBridge } from './bridge'
-import { openAccountDatabase } from './zones/account-db'
-import { ZoneRegistry } from './zones/registry'
+import { importAccountDatabase } from './zones/import-account-db'
+import { openZoneObjects, ZoneRegistry } from './zones/registry'
 
 export const VERSION = '0.1.0'
 
@@ -40,15 +40,19 @@ export interface Service {
 
 const LOOPBACK_ADDRESSES = new Set(['127.0.0.1', '::1', 'localhost'])
 
-export function createService(options: ServiceOptions): Service {
+export async function createService(options: ServiceOptions): Promise<Service> {
   const host = options.api.host ?? '127.0.0.1'
   if (!LOOPBACK_ADDRESSES.has(host)) {
     throw new Error(`Refusing to listen on ${host}: the workbench binds loopback addresses only`)
   }
-  const db: Database.Database = openAccountDatabase(options.dataDir)
-  const zones = new ZoneRegistry(db, options.now)
+  const objects = openZoneObjects(options.dataDir)
+  const zones = new ZoneRegistry(objects, options.now)
+  await importAccountDatabase(options.dataDir, zones)
+  // Alarms that fell due while the application was closed run now.
+  await Promise.all([objects.accounts.startAll(), objects.zones.startAll()])
   const server = createApiServer({ credentials: options.api.credentials })
   void server.register(zoneRoutes, { prefix: API_PREFIX, zones })
+  void server.register(historyRoutes, { prefix: WORKBENCH_PREFIX, zones })
 
   let origin = ''
   const apiBaseUrl = () => `${origin}${API_PREFIX}`
@@ -79,7 +83,7 @@ export function createService(options: ServiceOptions): Service {
     apiBaseUrl,
     async close() {
       await server.close()
-      db.close()
+      await zones.close()
     },
   }
 }

@@ -19,6 +19,13 @@ export interface ServiceInfo {
   version: string
 }
 
+export interface HistoryEntry {
+  bookmark: string
+  /** ISO 8601 */
+  time: string
+  note: string | null
+}
+
 export interface ZonePage {
   zones: Zone[]
   total: number
@@ -37,6 +44,12 @@ export const BRIDGE_INPUTS = {
   renameZone: Type.Object({ zoneId: ZoneId, name: Type.String({ minLength: 1 }) }),
   setZonePlan: Type.Object({ zoneId: ZoneId, plan: Type.Enum(ZONE_PLANS) }),
   deleteZone: Type.Object({ zoneId: ZoneId }),
+  zoneHistory: Type.Object({
+    zoneId: ZoneId,
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+    before: Type.Optional(Type.String()),
+  }),
+  restoreZone: Type.Object({ zoneId: ZoneId, bookmark: Type.String({ minLength: 1 }) }),
 } satisfies Record<string, TSchema>
 
 export interface BridgeOutputs {
@@ -46,6 +59,8 @@ export interface BridgeOutputs {
   renameZone: Zone
   setZonePlan: Zone
   deleteZone: { id: string }
+  zoneHistory: HistoryEntry[]
+  restoreZone: { restored: string; undoBookmark: string }
 }
 
 export type BridgeOperation = keyof typeof BRIDGE_INPUTS & keyof BridgeOutputs

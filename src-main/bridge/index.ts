@@ -20,6 +20,11 @@ export function createBridge({ zones, serviceInfo }: BridgeDependencies): Bridge
     renameZone: async ({ zoneId, name }) => zones.rename(zoneId, name),
     setZonePlan: async ({ zoneId, plan }) => zones.edit(zoneId, { plan }),
     deleteZone: async ({ zoneId }) => zones.delete(zoneId),
+    zoneHistory: async ({ zoneId, limit, before }) => zones.history(zoneId, { limit, before }),
+    restoreZone: async ({ zoneId, bookmark }) => {
+      const { restored, undo } = await zones.restore(zoneId, bookmark)
+      return { restored, undoBookmark: undo }
+    },
   }
 }
 

@@ -29,7 +29,7 @@ function isOwnFrame(event: IpcMainInvokeEvent): boolean {
 async function start(): Promise<void> {
   const preferences = new Store<Preferences>({ name: 'preferences' })
   const credentials = ensureCredentials(preferences)
-  service = createService({
+  service = await createService({
     dataDir: process.env.ZONE_WORKBENCH_DATA_DIR ?? app.getPath('userData'),
     api: { credentials, port: preferences.get('apiPort') ?? DEFAULT_API_PORT },
     shell: 'electron',

@@ -1,31 +1,23 @@
 // The zones an account holds: create, list, look up, edit, rename, delete. Business rules live
 // here (names are domains and unique, plans are known); the shape of a request body is checked
-// earlier, at the boundary that received it.
+// earlier, at the boundary that received it. State lives in objects: the account object indexes
+// the zones, and each zone's object holds the zone.
 
 import { randomBytes } from 'node:crypto'
-import type Database from 'better-sqlite3'
+import { join } from 'node:path'
 import { ApiError, badRequest, couldNotRoute, isVendorId } from '@shared/api/errors'
 import {
   isValidZoneName,
-  type WafProduct,
   type Zone,
   type ZoneCreate,
   type ZoneEdit,
   type ZonePlan,
-  type ZoneType,
 } from '@shared/api/zones'
+import { ObjectNamespace, type Clock } from '../objects'
+import type { HistoryEntry } from '@shared/bridge'
+import { AccountObject } from './account-object'
 import { planInfo, resolvePlan } from './plans'
-
-interface ZoneRow {
-  id: string
-  name: string
-  type: ZoneType
-  plan: ZonePlan
-  waf_product: WafProduct
-  paused: number
-  created_on: string
-  modified_on: string
-}
+import { ZoneObject, type ZoneRecord } from './zone-object'
 
 export const ACCOUNT = { id: '01a7362d577a6c3019a474fd6f485823', name: 'Zone Workbench' }
 
@@ -42,104 +34,201 @@ export interface ZoneQuery {
   perPage: number
 }
 
+export interface ZoneObjects {
+  accounts: ObjectNamespace<undefined, AccountObject>
+  zones: ObjectNamespace<undefined, ZoneObject>
+}
+
+/** The object namespaces of a data dir: `<dataDir>/objects/account/` and `<dataDir>/objects/zone/`. */
+export function openZoneObjects(dataDir: string, clock?: Clock): ZoneObjects {
+  const directory = (name: string) => join(dataDir, 'objects', name)
+  return {
+    accounts: new ObjectNamespace({
+      directory: directory('account'),
+      objectClass: AccountObject,
+      env: undefined,
+      clock,
+    }),
+    zones: new ObjectNamespace({
+      directory: directory('zone'),
+      objectClass: ZoneObject,
+      env: undefined,
+      clock,
+    }),
+  }
+}
+
 export class ZoneRegistry {
   constructor(
-    private readonly db: Database.Database,
+    private readonly objects: ZoneObjects,
     private readonly now: () => number = Date.now,
   ) {}
 
-  list(query: ZoneQuery): { zones: Zone[]; total: number } {
-    const where = query.name === undefined ? '' : 'WHERE name = @name'
-    const params = {
-      name: query.name?.toLowerCase(),
-      limit: query.perPage,
-      offset: (query.page - 1) * query.perPage,
-    }
-    const total = (
-      this.db.prepare(`SELECT count(*) AS n FROM zones ${where}`).get(params) as { n: number }
-    ).n
-    const rows = this.db
-      .prepare(`SELECT * FROM zones ${where} ORDER BY name LIMIT @limit OFFSET @offset`)
-      .all(params) as ZoneRow[]
-    return { zones: rows.map(toZone), total }
+  private account<R>(work: (account: AccountObject) => R): Promise<Awaited<R>> {
+    return this.objects.accounts.call(this.objects.accounts.idFromName(ACCOUNT.id), work)
   }
 
-  /** The zone, or the vendor's 7003 for an id that names none. */
-  get(id: string): Zone {
-    const row = isVendorId(id)
-      ? (this.db.prepare('SELECT * FROM zones WHERE id = ?').get(id) as ZoneRow | undefined)
-      : undefined
-    if (!row) throw couldNotRoute(`/zones/${id}`)
-    return toZone(row)
+  /** Runs `work` in the zone's object; the vendor's 7003 for an id that names no zone. */
+  async inZone<R>(
+    id: string,
+    work: (zone: ZoneObject, record: ZoneRecord) => R,
+  ): Promise<Awaited<R>> {
+    if (!isVendorId(id) || !(await this.account((a) => a.has(id))))
+      throw couldNotRoute(`/zones/${id}`)
+    return this.objects.zones.call(this.objects.zones.idFromName(id), (zone) => {
+      const record = zone.record()
+      if (record === undefined) throw couldNotRoute(`/zones/${id}`)
+      return work(zone, record)
+    })
   }
 
-  create(input: ZoneCreate): Zone {
+  async list(query: ZoneQuery): Promise<{ zones: Zone[]; total: number }> {
+    const { ids, total } = await this.account((a) =>
+      a.list({
+        name: query.name?.toLowerCase(),
+        offset: (query.page - 1) * query.perPage,
+        limit: query.perPage,
+      }),
+    )
+    const zones = await Promise.all(ids.map((id) => this.get(id)))
+    return { zones, total }
+  }
+
+  get(id: string): Promise<Zone> {
+    return this.inZone(id, (_zone, record) => toZone(record))
+  }
+
+  async create(input: ZoneCreate): Promise<Zone> {
     const name = checkedName(input.name)
     const plan = input.plan === undefined ? 'free' : checkedPlan(input.plan)
     if (input.account !== undefined && input.account.id !== ACCOUNT.id) {
       throw new ApiError(403, 9109, 'Unauthorized to access requested resource')
     }
-    this.refuseDuplicate(name)
     const at = vendorTimestamp(this.now())
-    const row: ZoneRow = {
-      id: newVendorId(),
-      name,
-      type: input.type ?? 'full',
-      plan,
-      waf_product: input.waf_product ?? 'managed_rulesets',
-      paused: 0,
-      created_on: at,
-      modified_on: at,
-    }
-    this.db
-      .prepare(
-        `INSERT INTO zones (id, name, type, plan, waf_product, paused, created_on, modified_on)
-         VALUES (@id, @name, @type, @plan, @waf_product, @paused, @created_on, @modified_on)`,
-      )
-      .run(row)
-    return toZone(row)
+    return toZone(
+      await this.adopt({
+        id: newVendorId(),
+        name,
+        type: input.type ?? 'full',
+        plan,
+        waf_product: input.waf_product ?? 'managed_rulesets',
+        paused: false,
+        created_on: at,
+        modified_on: at,
+      }),
+    )
   }
 
-  edit(id: string, edit: ZoneEdit): Zone {
-    const zone = this.get(id)
-    const changes: Partial<ZoneRow> = {}
-    if (edit.paused !== undefined) changes.paused = edit.paused ? 1 : 0
+  /** Stores a zone whose record is complete and checked (a new zone, or one being imported). */
+  async adopt(record: ZoneRecord): Promise<ZoneRecord> {
+    // The account claims the name first: that is the one atomic step that keeps names unique.
+    await this.account((a) => {
+      if (a.holderOf(record.name) !== undefined) throw duplicate(record.name)
+      a.add({ id: record.id, name: record.name, created_on: record.created_on })
+    })
+    try {
+      await this.objects.zones.call(this.objects.zones.idFromName(record.id), (z) =>
+        z.initialize(record),
+      )
+    } catch (error) {
+      await this.account((a) => a.remove(record.id))
+      throw error
+    }
+    return record
+  }
+
+  async edit(id: string, edit: ZoneEdit): Promise<Zone> {
+    const changes: Partial<ZoneRecord> = { modified_on: vendorTimestamp(this.now()) }
+    if (edit.paused !== undefined) changes.paused = edit.paused
     if (edit.type !== undefined) changes.type = edit.type
     if (edit.plan !== undefined) changes.plan = checkedPlan(edit.plan)
-    return this.update(zone.id, changes)
+    return toZone(await this.inZone(id, (zone) => zone.update(changes)))
   }
 
   /** Zone names are fixed in the vendor's API; renaming is the workbench's own operation. */
-  rename(id: string, newName: string): Zone {
-    const zone = this.get(id)
+  async rename(id: string, newName: string): Promise<Zone> {
     const name = checkedName(newName)
-    if (name !== zone.name) this.refuseDuplicate(name)
-    return this.update(zone.id, { name })
+    await this.get(id)
+    await this.account((a) => {
+      const holder = a.holderOf(name)
+      if (holder !== undefined && holder !== id) throw duplicate(name)
+      a.rename(id, name)
+    })
+    return toZone(
+      await this.inZone(id, (zone) =>
+        zone.update({ name, modified_on: vendorTimestamp(this.now()) }),
+      ),
+    )
   }
 
-  delete(id: string): { id: string } {
-    const zone = this.get(id)
-    this.db.prepare('DELETE FROM zones WHERE id = ?').run(zone.id)
-    return { id: zone.id }
+  async delete(id: string): Promise<{ id: string }> {
+    await this.inZone(id, (zone) => zone.erase())
+    await this.account((a) => a.remove(id))
+    return { id }
   }
 
-  private update(id: string, changes: Partial<ZoneRow>): Zone {
-    const columns = Object.keys(changes)
-    if (columns.length > 0) {
-      const assignments = [...columns, 'modified_on'].map((c) => `${c} = @${c}`).join(', ')
-      this.db
-        .prepare(`UPDATE zones SET ${assignments} WHERE id = @id`)
-        .run({ ...changes, modified_on: vendorTimestamp(this.now()), id })
+  /** Points in the zone's history, newest first. */
+  async history(
+    id: string,
+    options: { limit?: number; before?: string } = {},
+  ): Promise<HistoryEntry[]> {
+    const points = await this.inZone(id, (zone) => zone.history(options))
+    return points.map((p) => ({
+      bookmark: p.bookmark,
+      time: new Date(p.time).toISOString(),
+      note: p.note ?? null,
+    }))
+  }
+
+  /**
+   * Restores the zone to the state it had at `bookmark`. The restore happens as the zone's object
+   * restarts; a point from before the zone existed, or one whose name another zone now holds, is
+   * undone at once and refused.
+   */
+  async restore(id: string, bookmark: string): Promise<{ restored: string; undo: string }> {
+    const undo = await this.scheduleRestore(id, bookmark)
+    const record = await this.objects.zones.call(this.objects.zones.idFromName(id), (z) =>
+      z.record(),
+    )
+    const refusal =
+      record === undefined
+        ? 'That point is from before the zone was created.'
+        : await this.account((a) => {
+            const holder = a.holderOf(record.name)
+            if (holder !== undefined && holder !== id)
+              return `Another zone now holds the name ${record.name}.`
+            a.rename(id, record.name)
+            return undefined
+          })
+    if (refusal !== undefined) {
+      await this.scheduleRestore(id, undo)
+      await this.objects.zones.call(this.objects.zones.idFromName(id), (z) => z.record())
+      throw badRequest(1002, `Cannot restore to ${bookmark}: ${refusal}`)
     }
-    return this.get(id)
+    return { restored: bookmark, undo }
   }
 
-  private refuseDuplicate(name: string): void {
-    if (this.db.prepare('SELECT 1 FROM zones WHERE name = ?').get(name)) {
-      throw badRequest(1061, `${name} already exists.`)
+  private async scheduleRestore(id: string, bookmark: string): Promise<string> {
+    await this.get(id)
+    try {
+      return await this.objects.zones.call(this.objects.zones.idFromName(id), (z) =>
+        z.scheduleRestore(bookmark),
+      )
+    } catch (error) {
+      // History refuses malformed and foreign bookmarks, and points outside its 30-day window.
+      throw badRequest(
+        1002,
+        `Cannot restore to ${bookmark}: ${error instanceof Error ? error.message : String(error)}`,
+      )
     }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.objects.zones.close(), this.objects.accounts.close()])
   }
 }
+
+const duplicate = (name: string) => badRequest(1061, `${name} already exists.`)
 
 function checkedName(raw: string): string {
   const name = raw.trim().toLowerCase().replace(/\.$/, '')
@@ -160,26 +249,26 @@ function checkedPlan(plan: ZonePlan | { id: string }): ZonePlan {
   return resolved
 }
 
-function toZone(row: ZoneRow): Zone {
+function toZone(record: ZoneRecord): Zone {
   return {
-    id: row.id,
-    name: row.name,
+    id: record.id,
+    name: record.name,
     status: 'active',
-    paused: row.paused === 1,
-    type: row.type,
+    paused: record.paused,
+    type: record.type,
     development_mode: 0,
     name_servers: ['ada.ns.cloudflare.com', 'bob.ns.cloudflare.com'],
     original_name_servers: null,
     original_registrar: null,
     original_dnshost: null,
-    created_on: row.created_on,
-    modified_on: row.modified_on,
-    activated_on: row.created_on,
+    created_on: record.created_on,
+    modified_on: record.modified_on,
+    activated_on: record.created_on,
     account: ACCOUNT,
     owner: { id: null, type: 'user', email: null },
     permissions: ['#zone:read', '#zone:edit', '#waf:read', '#waf:edit'],
-    plan: planInfo(row.plan),
+    plan: planInfo(record.plan),
     meta: { phishing_detected: false, cdn_only: false, dns_only: false },
-    waf_product: row.waf_product,
+    waf_product: record.waf_product,
   }
 }

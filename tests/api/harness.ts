@@ -28,7 +28,7 @@ export interface Running {
 export async function startService(
   dataDir = mkdtempSync(join(tmpdir(), 'zw-api-')),
 ): Promise<Running> {
-  const service = createService({
+  const service = await createService({
     dataDir,
     api: { credentials: CREDENTIALS, port: 0 },
     shell: 'headless',

@@ -19,25 +19,25 @@ export const zoneRoutes: FastifyPluginAsyncTypebox<{ zones: ZoneRegistry }> = as
 ) => {
   app.get('/zones', { schema: { querystring: ZoneListQuery } }, async (request) => {
     const page = pageOf(request.query, ZONES_PER_PAGE.default)
-    const { zones: items, total } = zones.list({ name: request.query.name, ...page })
+    const { zones: items, total } = await zones.list({ name: request.query.name, ...page })
     return paged(items, total, page)
   })
 
   app.post('/zones', { schema: { body: ZoneCreateBody } }, async (request) =>
-    ok(zones.create(request.body)),
+    ok(await zones.create(request.body)),
   )
 
   app.get('/zones/:zone_id', { schema: { params: ZoneParams } }, async (request) =>
-    ok(zones.get(request.params.zone_id)),
+    ok(await zones.get(request.params.zone_id)),
   )
 
   app.patch(
     '/zones/:zone_id',
     { schema: { params: ZoneParams, body: ZoneEditBody } },
-    async (request) => ok(zones.edit(request.params.zone_id, request.body)),
+    async (request) => ok(await zones.edit(request.params.zone_id, request.body)),
   )
 
   app.delete('/zones/:zone_id', { schema: { params: ZoneParams } }, async (request) =>
-    ok(zones.delete(request.params.zone_id)),
+    ok(await zones.delete(request.params.zone_id)),
   )
 }

@@ -1,0 +1,51 @@
+// /workbench/v1/zones/{zone_id}/history: the points in a zone's history, and restoring one.
+// Restoring is reversible: the answer carries the bookmark that undoes it.
+
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import type { ZoneRegistry } from '../../zones/registry'
+import { ok } from '../envelope'
+
+const ZoneParams = Type.Object({ zone_id: Type.String() })
+
+export const historyRoutes: FastifyPluginAsyncTypebox<{ zones: ZoneRegistry }> = async (
+  app,
+  { zones },
+) => {
+  app.get(
+    '/zones/:zone_id/history',
+    {
+      schema: {
+        params: ZoneParams,
+        querystring: Type.Object({
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+          before: Type.Optional(Type.String()),
+        }),
+      },
+    },
+    async (request) => {
+      const points = await zones.history(request.params.zone_id, request.query)
+      return ok(
+        points.map((p) => ({
+          bookmark: p.bookmark,
+          time: new Date(p.time).toISOString(),
+          note: p.note ?? null,
+        })),
+      )
+    },
+  )
+
+  app.post(
+    '/zones/:zone_id/history/restore',
+    {
+      schema: {
+        params: ZoneParams,
+        body: Type.Object({ bookmark: Type.String({ minLength: 1 }) }),
+      },
+    },
+    async (request) => {
+      const { restored, undo } = await zones.restore(request.params.zone_id, request.body.bookmark)
+      return ok({ restored, undo_bookmark: undo })
+    },
+  )
+}

@@ -1,0 +1,106 @@
+// A zone as a stateful object: everything the zone holds lives in its own storage (SQL backend),
+// so its whole configuration has one history that can be listed and restored.
+
+import type { ObjectContext } from '../objects'
+import type { HistoryPoint } from '../storage'
+import type { WafProduct, ZonePlan, ZoneType } from '@shared/api/zones'
+
+/** The zone's own settings, one row of the `zone` table. */
+export interface ZoneRecord {
+  id: string
+  name: string
+  type: ZoneType
+  plan: ZonePlan
+  waf_product: WafProduct
+  paused: boolean
+  created_on: string
+  modified_on: string
+}
+
+type ZoneRow = Omit<ZoneRecord, 'paused'> & { paused: number }
+
+// Numbered schema steps, applied once each; `schema_version` in `_wb_meta` says how far a file got.
+const SCHEMA: readonly string[] = [
+  `CREATE TABLE zone (
+     id TEXT PRIMARY KEY, name TEXT NOT NULL, type TEXT NOT NULL, plan TEXT NOT NULL,
+     waf_product TEXT NOT NULL, paused INTEGER NOT NULL, created_on TEXT NOT NULL,
+     modified_on TEXT NOT NULL)`,
+]
+
+/** Brings an object's SQL schema up to date; the steps run in the object's implicit transaction. */
+export function migrateSchema(ctx: ObjectContext, steps: readonly string[]): void {
+  const sql = ctx.storage.sql
+  sql.exec('CREATE TABLE IF NOT EXISTS _wb_meta (key TEXT PRIMARY KEY, value)')
+  const row = sql.exec("SELECT value FROM _wb_meta WHERE key = 'schema_version'").toArray()[0]
+  const applied = Number(row?.value ?? 0)
+  for (const [index, step] of steps.entries()) if (index >= applied) sql.exec(step)
+  if (applied < steps.length) {
+    sql.exec(
+      "INSERT INTO _wb_meta VALUES ('schema_version', ?) ON CONFLICT DO UPDATE SET value = excluded.value",
+      steps.length,
+    )
+  }
+}
+
+export class ZoneObject {
+  constructor(private readonly ctx: ObjectContext) {
+    migrateSchema(ctx, SCHEMA)
+  }
+
+  record(): ZoneRecord | undefined {
+    const row = this.ctx.storage.sql.exec('SELECT * FROM zone').toArray()[0] as ZoneRow | undefined
+    return row && { ...row, paused: row.paused === 1 }
+  }
+
+  initialize(record: ZoneRecord): ZoneRecord {
+    this.ctx.storage.sql.exec(
+      'INSERT INTO zone VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      record.id,
+      record.name,
+      record.type,
+      record.plan,
+      record.waf_product,
+      record.paused ? 1 : 0,
+      record.created_on,
+      record.modified_on,
+    )
+    return record
+  }
+
+  update(changes: Partial<Omit<ZoneRecord, 'id' | 'created_on'>>): ZoneRecord {
+    const current = this.record()
+    if (current === undefined)
+      throw new Error(`Zone object ${this.ctx.id.name ?? ''} holds no zone`)
+    const next = { ...current, ...changes }
+    this.ctx.storage.sql.exec(
+      `UPDATE zone SET name = ?, type = ?, plan = ?, waf_product = ?, paused = ?, modified_on = ?`,
+      next.name,
+      next.type,
+      next.plan,
+      next.waf_product,
+      next.paused ? 1 : 0,
+      next.modified_on,
+    )
+    return next
+  }
+
+  /** Points in the zone's history, newest first. */
+  history(options: { limit?: number; before?: string }): HistoryPoint[] {
+    return this.ctx.storage.listHistory(options)
+  }
+
+  /**
+   * Arranges for the zone to come back as it was at `bookmark`, and restarts the object so that
+   * it does. Returns the bookmark that undoes the restore.
+   */
+  async scheduleRestore(bookmark: string): Promise<string> {
+    const undo = await this.ctx.storage.onNextSessionRestoreBookmark(bookmark)
+    this.ctx.abort('The zone is being restored to an earlier point in its history.')
+    return undo
+  }
+
+  /** Removes everything the zone holds (its history goes with its file). */
+  async erase(): Promise<void> {
+    await this.ctx.storage.deleteAll()
+  }
+}

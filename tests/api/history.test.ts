@@ -1,0 +1,89 @@
+// A zone's history over the API: every change is a point; restoring one brings the zone back as it
+// was, across a restart, and the undo bookmark reverses the restore exactly.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startService, type Running } from './harness'
+
+let running: Running
+beforeAll(async () => {
+  running = await startService()
+})
+afterAll(() => running.stop())
+
+const restore = (zoneId: string, bookmark: string) =>
+  running.call(`${running.origin}/workbench/v1/zones/${zoneId}/history/restore`, {
+    method: 'POST',
+    json: { bookmark },
+  })
+const zone = async (zoneId: string) => (await running.call(`/zones/${zoneId}`)).body.result
+
+describe('zone history', () => {
+  it('lists points newest first and restores one, with undo', async () => {
+    const { body } = await running.call('/zones', {
+      method: 'POST',
+      json: { name: 'timeline.example', plan: 'free' },
+    })
+    const id = body.result.id
+    await running.call(`/zones/${id}`, { method: 'PATCH', json: { plan: 'pro' } })
+    const atPro = (await running.call(`${running.origin}/workbench/v1/zones/${id}/history`)).body
+      .result[0]
+    await running.call(`/zones/${id}`, {
+      method: 'PATCH',
+      json: { plan: 'enterprise', paused: true },
+    })
+
+    const points = (await running.call(`${running.origin}/workbench/v1/zones/${id}/history`)).body
+      .result
+    expect(points.length).toBeGreaterThanOrEqual(3)
+    const times = points.map((p: { time: string }) => p.time)
+    expect([...times].sort().reverse()).toEqual(times)
+    expect(points[0].bookmark > atPro.bookmark).toBe(true)
+
+    const restored = await restore(id, atPro.bookmark)
+    expect(restored.status).toBe(200)
+    expect(await zone(id)).toMatchObject({ plan: { legacy_id: 'pro' }, paused: false })
+
+    const undone = await restore(id, restored.body.result.undo_bookmark)
+    expect(undone.status).toBe(200)
+    expect(await zone(id)).toMatchObject({ plan: { legacy_id: 'enterprise' }, paused: true })
+  })
+
+  it('keeps the index in step when a restore brings back an earlier name', async () => {
+    const { body } = await running.call('/zones', {
+      method: 'POST',
+      json: { name: 'before.example' },
+    })
+    const id = body.result.id
+    const first = (await running.call(`${running.origin}/workbench/v1/zones/${id}/history`)).body
+      .result[0]
+    await running.service.bridge.renameZone({ zoneId: id, name: 'after.example' })
+    await restore(id, first.bookmark)
+    expect((await zone(id)).name).toBe('before.example')
+    const listed = await running.call('/zones?name=before.example')
+    expect(listed.body.result.map((z: { id: string }) => z.id)).toEqual([id])
+  })
+
+  it('refuses a malformed or foreign bookmark with 400, changing nothing', async () => {
+    const a = (
+      await running.call('/zones', { method: 'POST', json: { name: 'mine.example', plan: 'pro' } })
+    ).body.result
+    const b = (await running.call('/zones', { method: 'POST', json: { name: 'theirs.example' } }))
+      .body.result
+    const foreign = (await running.call(`${running.origin}/workbench/v1/zones/${b.id}/history`))
+      .body.result[0]
+    for (const bookmark of ['not-a-bookmark', foreign.bookmark]) {
+      const refused = await restore(a.id, bookmark)
+      expect(refused.status).toBe(400)
+      expect(refused.body.success).toBe(false)
+      expect(refused.body.errors[0].message).toMatch(/^Cannot restore to/)
+    }
+    expect((await zone(a.id)).plan.legacy_id).toBe('pro')
+  })
+
+  it('answers an unknown zone with 404', async () => {
+    const { status } = await running.call(
+      `${running.origin}/workbench/v1/zones/${'0'.repeat(32)}/history`,
+    )
+    expect(status).toBe(404)
+  })
+})
