@@ -27,6 +27,7 @@ export { StorageTransaction } from './transaction'
 export { SqlStorage, SqlCursor, type SqlRow, type SqlValue } from './sql'
 export { MAX_KEY_BYTES, MAX_KEYS_PER_CALL, MAX_VALUE_BYTES } from './limits'
 export type { HistoryPoint } from './history'
+export { isOriginBookmark } from './history'
 
 export interface OpenStorageOptions {
   backend: Backend

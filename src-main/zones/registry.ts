@@ -201,7 +201,7 @@ export class ZoneRegistry {
             return undefined
           })
     if (refusal !== undefined) {
-      await this.scheduleRestore(id, undo)
+      await this.scheduleUncheckedRestore(id, undo)
       await this.objects.zones.call(this.objects.zones.idFromName(id), (z) => z.record())
       throw badRequest(1002, `Cannot restore to ${bookmark}: ${refusal}`)
     }
@@ -210,6 +210,11 @@ export class ZoneRegistry {
 
   private async scheduleRestore(id: string, bookmark: string): Promise<string> {
     await this.get(id)
+    return this.scheduleUncheckedRestore(id, bookmark)
+  }
+
+  /** Also for a zone object that holds no zone (the undo of a refused restore). */
+  private async scheduleUncheckedRestore(id: string, bookmark: string): Promise<string> {
     try {
       return await this.objects.zones.call(this.objects.zones.idFromName(id), (z) =>
         z.scheduleRestore(bookmark),

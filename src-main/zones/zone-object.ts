@@ -2,7 +2,7 @@
 // so its whole configuration has one history that can be listed and restored.
 
 import type { ObjectContext } from '../objects'
-import type { HistoryPoint } from '../storage'
+import { isOriginBookmark, type HistoryPoint } from '../storage'
 import type { WafProduct, ZonePlan, ZoneType } from '@shared/api/zones'
 
 /** The zone's own settings, one row of the `zone` table. */
@@ -44,15 +44,26 @@ export function migrateSchema(ctx: ObjectContext, steps: readonly string[]): voi
 
 export class ZoneObject {
   constructor(private readonly ctx: ObjectContext) {
-    migrateSchema(ctx, SCHEMA)
+    // A new zone's schema is written together with its record (initialize), so that the first
+    // point in its history is the zone as created, never an empty shell.
+    if (this.exists()) migrateSchema(ctx, SCHEMA)
+  }
+
+  private exists(): boolean {
+    const tables = this.ctx.storage.sql.exec(
+      "SELECT count(*) AS n FROM sqlite_master WHERE name = 'zone'",
+    )
+    return Number(tables.one().n) > 0
   }
 
   record(): ZoneRecord | undefined {
+    if (!this.exists()) return undefined
     const row = this.ctx.storage.sql.exec('SELECT * FROM zone').toArray()[0] as ZoneRow | undefined
     return row && { ...row, paused: row.paused === 1 }
   }
 
   initialize(record: ZoneRecord): ZoneRecord {
+    migrateSchema(this.ctx, SCHEMA)
     this.ctx.storage.sql.exec(
       'INSERT INTO zone VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       record.id,
@@ -84,9 +95,12 @@ export class ZoneObject {
     return next
   }
 
-  /** Points in the zone's history, newest first. */
+  /** Points in the zone's history, newest first, from the zone's creation on. */
   history(options: { limit?: number; before?: string }): HistoryPoint[] {
-    return this.ctx.storage.listHistory(options)
+    // The origin point is the object's empty file, from before the zone was written into it.
+    return this.ctx.storage
+      .listHistory(options)
+      .filter((point) => !isOriginBookmark(point.bookmark))
   }
 
   /**

@@ -80,6 +80,20 @@ describe('zone history', () => {
     expect((await zone(a.id)).plan.legacy_id).toBe('pro')
   })
 
+  it('lists no point from before the zone existed: the oldest is the zone as created', async () => {
+    const { body } = await running.call('/zones', {
+      method: 'POST',
+      json: { name: 'origin.example', plan: 'pro' },
+    })
+    const id = body.result.id
+    await running.call(`/zones/${id}`, { method: 'PATCH', json: { plan: 'business' } })
+    const points = (await running.call(`${running.origin}/workbench/v1/zones/${id}/history`)).body
+      .result
+    const restored = await restore(id, points[points.length - 1].bookmark)
+    expect(restored.status).toBe(200)
+    expect(await zone(id)).toMatchObject({ name: 'origin.example', plan: { legacy_id: 'pro' } })
+  })
+
   it('answers an unknown zone with 404', async () => {
     const { status } = await running.call(
       `${running.origin}/workbench/v1/zones/${'0'.repeat(32)}/history`,

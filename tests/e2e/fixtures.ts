@@ -1,5 +1,5 @@
 // The headless shell, started as a user starts it (the built `out/main/headless.js` on a free port
-// and a fresh data dir), shared by the tests of one worker.
+// and a fresh data dir), one per test so that each starts from an empty workbench.
 
 import { test as base } from '@playwright/test'
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -45,19 +45,16 @@ async function startHeadless(
   return { child, workbench }
 }
 
-export const test = base.extend<object, { workbench: Workbench }>({
-  workbench: [
-    // Playwright reads a fixture's dependencies from this destructuring; this one has none.
-    // eslint-disable-next-line no-empty-pattern
-    async ({}, use) => {
-      const dataDir = mkdtempSync(join(tmpdir(), 'zw-e2e-'))
-      const { child, workbench } = await startHeadless(dataDir)
-      await use(workbench)
-      child.kill('SIGTERM')
-      rmSync(dataDir, { recursive: true, force: true })
-    },
-    { scope: 'worker' },
-  ],
+export const test = base.extend<{ workbench: Workbench }>({
+  // Playwright reads a fixture's dependencies from this destructuring; this one has none.
+  // eslint-disable-next-line no-empty-pattern
+  workbench: async ({}, use) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'zw-e2e-'))
+    const { child, workbench } = await startHeadless(dataDir)
+    await use(workbench)
+    child.kill('SIGTERM')
+    rmSync(dataDir, { recursive: true, force: true })
+  },
 })
 
 export { expect } from '@playwright/test'

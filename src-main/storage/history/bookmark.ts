@@ -51,3 +51,11 @@ export function parseBookmark(historyId: string, bookmark: unknown): BookmarkTar
     seq: sequence === END_OF_TIMELINE ? null : parseInt(high, 16) * 2 ** 32 + parseInt(low, 16),
   }
 }
+
+/**
+ * Whether `bookmark` names the first point of a history: the database as it was when its history
+ * began, which for a new object is the empty file, before anything was written.
+ */
+export function isOriginBookmark(bookmark: string): boolean {
+  return bookmark.startsWith(`${hex8(0)}-${sequenceField(0)}-`)
+}

@@ -1,6 +1,7 @@
 // Point-in-time recovery for an object's SQLite database: a log of every committed WAL transaction
 // plus periodic base snapshots, kept beside the database in `<file>.history/` (layout in store.ts).
 export { openHistory } from './live'
+export { isOriginBookmark } from './bookmark'
 export { applyScheduledRestore } from './restore'
 export type {
   ApplyScheduledRestore,
