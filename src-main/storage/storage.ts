@@ -82,6 +82,8 @@ export class Storage implements TransactionScope {
   private runningAlarm: number | null = null
   private alarmRefusal: string | null = null
   private commitsSinceWalCheck = 0
+  /** What the pending implicit transaction changes, if the object said (describeChange). */
+  private commitNote: string | undefined = undefined
 
   /** @internal use openStorage() */
   constructor(
@@ -321,6 +323,15 @@ export class Storage implements TransactionScope {
     return history.scheduleRestore(String(bookmark))
   }
 
+  /**
+   * Says what the writes of the current implicit transaction change, for the History screen
+   * (a workbench extension; the vendor's interface has no such method). Several notes in one
+   * transaction are joined.
+   */
+  describeChange(note: string): void {
+    this.commitNote = this.commitNote === undefined ? note : `${this.commitNote}; ${note}`
+  }
+
   /** Points in this object's history, newest first (what the History screen lists). */
   listHistory(options?: { limit?: number; before?: string }): HistoryPoint[] {
     return this.requireHistory().list(options)
@@ -470,14 +481,16 @@ export class Storage implements TransactionScope {
       this.config.runtime.onBroken?.(failure)
       return
     }
-    if (pending !== null) this.afterCommit()
+    const note = this.commitNote
+    this.commitNote = undefined
+    if (pending !== null) this.afterCommit(note)
     pending?.resolve()
   }
 
-  private afterCommit(): void {
+  private afterCommit(note: string | undefined): void {
     const history = this.config.history
     if (history !== null) {
-      history.afterCommit()
+      history.afterCommit(note)
       // Looking at the WAL's size costs a stat() call, so only every so many commits.
       if (++this.commitsSinceWalCheck >= COMMITS_PER_WAL_CHECK) {
         this.commitsSinceWalCheck = 0

@@ -42,6 +42,22 @@ export function migrateSchema(ctx: ObjectContext, steps: readonly string[]): voi
   }
 }
 
+const SETTING_LABELS: Partial<Record<keyof ZoneRecord, string>> = {
+  name: 'name',
+  plan: 'plan',
+  type: 'type',
+  paused: 'paused',
+  waf_product: 'WAF product',
+}
+
+/** e.g. "plan: pro → enterprise, paused: false → true" */
+function describeSettingsChange(before: ZoneRecord, after: ZoneRecord): string {
+  const changed = (Object.keys(SETTING_LABELS) as (keyof ZoneRecord)[])
+    .filter((key) => before[key] !== after[key])
+    .map((key) => `${SETTING_LABELS[key]}: ${String(before[key])} → ${String(after[key])}`)
+  return changed.length === 0 ? 'Zone settings saved unchanged' : `Zone ${changed.join(', ')}`
+}
+
 export class ZoneObject {
   constructor(private readonly ctx: ObjectContext) {
     // A new zone's schema is written together with its record (initialize), so that the first
@@ -64,6 +80,7 @@ export class ZoneObject {
 
   initialize(record: ZoneRecord): ZoneRecord {
     migrateSchema(this.ctx, SCHEMA)
+    this.ctx.storage.describeChange(`Zone ${record.name} created (${record.plan} plan)`)
     this.ctx.storage.sql.exec(
       'INSERT INTO zone VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       record.id,
@@ -83,6 +100,7 @@ export class ZoneObject {
     if (current === undefined)
       throw new Error(`Zone object ${this.ctx.id.name ?? ''} holds no zone`)
     const next = { ...current, ...changes }
+    this.ctx.storage.describeChange(describeSettingsChange(current, next))
     this.ctx.storage.sql.exec(
       `UPDATE zone SET name = ?, type = ?, plan = ?, waf_product = ?, paused = ?, modified_on = ?`,
       next.name,

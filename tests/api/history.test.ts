@@ -94,6 +94,17 @@ describe('zone history', () => {
     expect(await zone(id)).toMatchObject({ name: 'origin.example', plan: { legacy_id: 'pro' } })
   })
 
+  it('says what each point changed', async () => {
+    const { body } = await running.call('/zones', { method: 'POST', json: { name: 'notes.example' } })
+    const id = body.result.id
+    await running.call(`/zones/${id}`, { method: 'PATCH', json: { plan: 'business', paused: true } })
+    const points = (await running.call(`${running.origin}/workbench/v1/zones/${id}/history`)).body.result
+    expect(points.map((p: { note: string }) => p.note)).toEqual([
+      'Zone plan: free → business, paused: false → true',
+      'Zone notes.example created (free plan)',
+    ])
+  })
+
   it('answers an unknown zone with 404', async () => {
     const { status } = await running.call(
       `${running.origin}/workbench/v1/zones/${'0'.repeat(32)}/history`,
