@@ -95,10 +95,17 @@ describe('zone history', () => {
   })
 
   it('says what each point changed', async () => {
-    const { body } = await running.call('/zones', { method: 'POST', json: { name: 'notes.example' } })
+    const { body } = await running.call('/zones', {
+      method: 'POST',
+      json: { name: 'notes.example' },
+    })
     const id = body.result.id
-    await running.call(`/zones/${id}`, { method: 'PATCH', json: { plan: 'business', paused: true } })
-    const points = (await running.call(`${running.origin}/workbench/v1/zones/${id}/history`)).body.result
+    await running.call(`/zones/${id}`, {
+      method: 'PATCH',
+      json: { plan: 'business', paused: true },
+    })
+    const points = (await running.call(`${running.origin}/workbench/v1/zones/${id}/history`)).body
+      .result
     expect(points.map((p: { note: string }) => p.note)).toEqual([
       'Zone plan: free → business, paused: false → true',
       'Zone notes.example created (free plan)',
