@@ -9,6 +9,7 @@ import { historyRoutes } from './api/routes/history'
 import { zoneRoutes } from './api/routes/zones'
 import { createBridge } from './bridge'
 import { importAccountDatabase } from './zones/import-account-db'
+import { ObjectInspector } from './zones/inspector'
 import { openZoneObjects, ZoneRegistry } from './zones/registry'
 
 export const VERSION = '0.1.0'
@@ -58,6 +59,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const apiBaseUrl = () => `${origin}${API_PREFIX}`
   const bridge = createBridge({
     zones,
+    inspector: new ObjectInspector(objects),
     serviceInfo: () => ({
       apiBaseUrl: apiBaseUrl(),
       apiToken: options.api.credentials.apiToken,

@@ -26,12 +26,47 @@ export interface HistoryEntry {
   note: string | null
 }
 
+export const OBJECT_NAMESPACES = ['account', 'zone'] as const
+export type ObjectNamespaceName = (typeof OBJECT_NAMESPACES)[number]
+
+export interface ObjectSummary {
+  namespace: ObjectNamespaceName
+  /** 64 hex digits */
+  objectId: string
+  label: string
+  sizeBytes: number
+}
+
+export interface ObjectDetails {
+  /** milliseconds since the epoch, or null when no alarm is set */
+  alarm: number | null
+  tables: { name: string; rows: number }[]
+}
+
+export interface ObjectKeyEntry {
+  key: string
+  /** the value's type, e.g. "string", "Map" */
+  type: string
+  preview: string
+}
+
+export interface ObjectQueryResult {
+  columns: string[]
+  rows: unknown[][]
+  /** more rows matched than were returned */
+  truncated: boolean
+}
+
 export interface ZonePage {
   zones: Zone[]
   total: number
 }
 
 const ZoneId = Type.String({ pattern: '^[0-9a-f]{32}$' })
+const ObjectRef = Type.Object({
+  namespace: Type.Enum(OBJECT_NAMESPACES),
+  objectId: Type.String({ pattern: '^[0-9a-f]{64}$' }),
+})
 
 export const BRIDGE_INPUTS = {
   serviceInfo: Type.Object({}),
@@ -50,6 +85,18 @@ export const BRIDGE_INPUTS = {
     before: Type.Optional(Type.String()),
   }),
   restoreZone: Type.Object({ zoneId: ZoneId, bookmark: Type.String({ minLength: 1 }) }),
+  listObjects: Type.Object({}),
+  objectDetails: ObjectRef,
+  objectKeys: Type.Object({
+    ...ObjectRef.properties,
+    prefix: Type.Optional(Type.String()),
+    startAfter: Type.Optional(Type.String()),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  }),
+  queryObject: Type.Object({
+    ...ObjectRef.properties,
+    query: Type.String({ minLength: 1, maxLength: 100_000 }),
+  }),
 } satisfies Record<string, TSchema>
 
 export interface BridgeOutputs {
@@ -61,6 +108,10 @@ export interface BridgeOutputs {
   deleteZone: { id: string }
   zoneHistory: HistoryEntry[]
   restoreZone: { restored: string; undoBookmark: string }
+  listObjects: ObjectSummary[]
+  objectDetails: ObjectDetails
+  objectKeys: ObjectKeyEntry[]
+  queryObject: ObjectQueryResult
 }
 
 export type BridgeOperation = keyof typeof BRIDGE_INPUTS & keyof BridgeOutputs

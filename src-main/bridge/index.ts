@@ -5,14 +5,16 @@
 import { Value } from 'typebox/value'
 import { ApiError, badRequest } from '@shared/api/errors'
 import { BRIDGE_INPUTS, isBridgeOperation, type Bridge, type ServiceInfo } from '@shared/bridge'
+import type { ObjectInspector } from '../zones/inspector'
 import type { ZoneRegistry } from '../zones/registry'
 
 export interface BridgeDependencies {
   zones: ZoneRegistry
+  inspector: ObjectInspector
   serviceInfo: () => ServiceInfo
 }
 
-export function createBridge({ zones, serviceInfo }: BridgeDependencies): Bridge {
+export function createBridge({ zones, inspector, serviceInfo }: BridgeDependencies): Bridge {
   return {
     serviceInfo: async () => serviceInfo(),
     listZones: async ({ name, page = 1, perPage = 50 }) => zones.list({ name, page, perPage }),
@@ -21,6 +23,12 @@ export function createBridge({ zones, serviceInfo }: BridgeDependencies): Bridge
     setZonePlan: async ({ zoneId, plan }) => zones.edit(zoneId, { plan }),
     deleteZone: async ({ zoneId }) => zones.delete(zoneId),
     zoneHistory: async ({ zoneId, limit, before }) => zones.history(zoneId, { limit, before }),
+    listObjects: async () => inspector.list(),
+    objectDetails: async ({ namespace, objectId }) => inspector.details(namespace, objectId),
+    objectKeys: async ({ namespace, objectId, prefix, startAfter, limit = 100 }) =>
+      inspector.keys(namespace, objectId, { prefix, startAfter, limit }),
+    queryObject: async ({ namespace, objectId, query }) =>
+      inspector.query(namespace, objectId, query),
     restoreZone: async ({ zoneId, bookmark }) => {
       const { restored, undo } = await zones.restore(zoneId, bookmark)
       return { restored, undoBookmark: undo }

@@ -3,7 +3,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { mkdirSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Backend } from '../storage'
+import type { Backend, Storage } from '../storage'
 import { systemClock, type Clock } from './clock'
 import { ObjectHost, type ObjectClass, type ObjectId } from './object-host'
 
@@ -47,6 +47,11 @@ export class ObjectNamespace<Env, Instance> {
     return { toString: () => hex }
   }
 
+  /** The database file of object `id`. */
+  fileOf(id: ObjectId): string {
+    return join(this.options.directory, `${id.toString()}${FILE_SUFFIX}`)
+  }
+
   /** Ids of every object that has a database file. */
   ids(): ObjectId[] {
     return readdirSync(this.options.directory)
@@ -68,6 +73,15 @@ export class ObjectNamespace<Env, Instance> {
     return host.call(invoke)
   }
 
+  /** Runs `look` against the storage of object `id` (see ObjectHost.inspect). */
+  async inspect<Result>(
+    id: ObjectId,
+    look: (storage: Storage) => Result | Promise<Result>,
+  ): Promise<Awaited<Result>> {
+    const host = await this.host(id)
+    return host.inspect(look)
+  }
+
   /** Starts every object that has a file, so alarms that fell due while closed run now. */
   async startAll(): Promise<void> {
     await Promise.all(this.ids().map((id) => this.host(id)))
@@ -87,7 +101,7 @@ export class ObjectNamespace<Env, Instance> {
     let host = this.hosts.get(key)
     if (host === undefined) {
       const created = new ObjectHost({
-        file: join(this.options.directory, `${key}${FILE_SUFFIX}`),
+        file: this.fileOf(id),
         id,
         backend: this.options.backend ?? 'sql',
         objectClass: this.options.objectClass,

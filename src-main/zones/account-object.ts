@@ -36,6 +36,14 @@ export class AccountObject {
     return { ids, total }
   }
 
+  /** Every zone of the index, by name. */
+  entries(): ZoneIndexEntry[] {
+    return this.ctx.storage.sql
+      .exec('SELECT id, name FROM zones ORDER BY name')
+      .toArray()
+      .map((row) => ({ id: String(row.id), name: String(row.name) }))
+  }
+
   has(id: string): boolean {
     return this.ctx.storage.sql.exec('SELECT 1 FROM zones WHERE id = ?', id).toArray().length > 0
   }
