@@ -1,0 +1,1018 @@
+// The compiler: a checked tree becomes nested closures (no eval, no Function constructor), the
+// way wirefilter compiles its AST. Constant sub-expressions are folded (functions of literals,
+// the `true` / `false` constants, logical operators with constant operands). Compiled
+// expressions are cached by text and options.
+//
+// Missing values (an unset field, an absent map key, an index past the end, a function without
+// a result) make every comparison false, `!=` included, as the vendor's documentation says; `not`
+// then inverts. `nilNotEqual: true` gives the open-source engine's default instead (`!=` true).
+
+import type {
+  ComparisonNode,
+  Expression,
+  IndexNode,
+  IndexStep,
+  LiteralNode,
+  LogicalNode,
+  SetNode,
+} from './ast'
+import { isLiteralNode, isLogicalNode } from './ast'
+import { utf8Bytes } from './bytes'
+import {
+  check,
+  type CheckOptions,
+  type CheckResult,
+  type CheckWarning,
+  type ListKind,
+} from './checker'
+import { ExpressionError } from './errors'
+import type { FunctionParam, FunctionImpl } from './functions'
+import { compareIp, IpRangeSet } from './ip'
+import { ipSetItemRange } from './lexer'
+import { literalType, literalValue, parse, parseValue, type ParseOptions } from './parser'
+import { compileRegex } from './regex'
+import { WAF_SCHEME, type Scheme } from './scheme'
+import type { IpAddress, Type, Value } from './types'
+import { arrayOf } from './types'
+import { compileWildcard } from './wildcard'
+
+/** A list a `$name` resolves to at evaluation time. */
+export interface ListMatcher {
+  readonly kind: ListKind
+  has(value: Value): boolean
+}
+
+/** What an expression is evaluated against: field values (see types.ts) and lists. */
+export interface EvaluationContext {
+  readonly fields: Readonly<Record<string, Value | undefined>>
+  readonly lists?: Readonly<Record<string, ListMatcher | undefined>>
+  /** receives notes such as "unknown list $x (treated as empty)" */
+  readonly warn?: (message: string) => void
+}
+
+export interface CompileOptions extends ParseOptions, CheckOptions {
+  /** `!=` on a missing value is true (open-source wirefilter default); default false (vendor docs) */
+  readonly nilNotEqual?: boolean
+}
+
+export interface CompiledExpression {
+  readonly text: string
+  readonly expression: Expression
+  readonly fields: ReadonlySet<string>
+  readonly lists: ReadonlySet<string>
+  readonly warnings: readonly CheckWarning[]
+  /** the folded result when the expression does not depend on the request */
+  readonly constant: boolean | undefined
+  evaluate(ctx: EvaluationContext): boolean
+}
+
+export interface CompiledValueExpression {
+  readonly text: string
+  readonly expression: Expression
+  readonly type: Type
+  readonly fields: ReadonlySet<string>
+  readonly warnings: readonly CheckWarning[]
+  evaluate(ctx: EvaluationContext): Value | undefined
+}
+
+type BoolFn = (ctx: EvaluationContext) => boolean
+type VecFn = (ctx: EvaluationContext) => boolean[]
+type ValFn = (ctx: EvaluationContext) => Value | undefined
+
+type CompiledLogical =
+  | { readonly kind: 'one'; readonly fn: BoolFn; readonly constant?: boolean }
+  | { readonly kind: 'vec'; readonly fn: VecFn }
+
+interface CompiledValue {
+  readonly fn: ValFn
+  /** set when the value is known at compile time */
+  readonly constant?: { readonly value: Value | undefined }
+}
+
+const EMPTY_CTX: EvaluationContext = { fields: {} }
+
+function constOne(value: boolean): CompiledLogical {
+  return { kind: 'one', fn: value ? () => true : () => false, constant: value }
+}
+
+function constValue(value: Value | undefined): CompiledValue {
+  return { fn: () => value, constant: { value } }
+}
+
+/** The elements a `[*]` iterates: array items, or map values in the map's order. */
+function elementsOf(v: Value): readonly Value[] {
+  if (Array.isArray(v)) return v as readonly Value[]
+  if (v instanceof Map) return Array.from((v as ReadonlyMap<string, Value>).values())
+  return []
+}
+
+type StepFn = (v: Value) => Value | undefined
+
+function stepFn(step: IndexStep): StepFn {
+  if (step.kind === 'arrayIndex') {
+    const i = step.index
+    return (v) => (v as readonly Value[])[i]
+  }
+  if (step.kind === 'mapKey') {
+    const key = utf8Bytes(step.key)
+    return (v) => (v as ReadonlyMap<string, Value>).get(key)
+  }
+  throw new Error('mapEach is not a simple step')
+}
+
+/** Follows `steps` from each of `items`, expanding `[*]`; drops missing values. */
+function flatten(root: Value, steps: readonly IndexStep[]): Value[] {
+  let items: Value[] = [root]
+  for (const step of steps) {
+    const next: Value[] = []
+    if (step.kind === 'mapEach') {
+      for (const item of items) for (const el of elementsOf(item)) next.push(el)
+    } else {
+      const f = stepFn(step)
+      for (const item of items) {
+        const v = f(item)
+        if (v !== undefined) next.push(v)
+      }
+    }
+    items = next
+  }
+  return items
+}
+
+type ElementWalker = (ctx: EvaluationContext, visit: (v: Value) => boolean) => boolean
+type StepWalker = (v: Value, visit: (v: Value) => boolean) => boolean
+
+/** Applies `steps` to a value, expanding `[*]`, and visits the results until one says stop. */
+function walkSteps(steps: readonly IndexStep[]): StepWalker {
+  if (steps.length === 0) return (v, visit) => visit(v)
+  const [step, ...rest] = steps as [IndexStep, ...IndexStep[]]
+  const next = walkSteps(rest)
+  if (step.kind === 'mapEach') {
+    return (v, visit) => {
+      for (const el of elementsOf(v)) if (next(el, visit)) return true
+      return false
+    }
+  }
+  const f = stepFn(step)
+  return (v, visit) => {
+    const w = f(v)
+    return w !== undefined && next(w, visit)
+  }
+}
+
+function mapEachCount(n: IndexNode): number {
+  let c = 0
+  for (const s of n.indexes) if (s.kind === 'mapEach') c++
+  return c
+}
+
+class Compiler {
+  constructor(
+    readonly scheme: Scheme,
+    readonly nilNotEqual: boolean,
+  ) {}
+
+  // ---- values -------------------------------------------------------------------------------
+
+  target(n: IndexNode['target']): CompiledValue {
+    if (n.kind === 'field') {
+      const def = this.scheme.fields.get(n.name)
+      if (def && def.constant !== undefined) return constValue(def.constant)
+      const name = n.name
+      return { fn: (ctx) => ctx.fields[name] }
+    }
+    return this.call(n)
+  }
+
+  /** The value at `steps` (no `[*]`) from `base`. */
+  chain(base: CompiledValue, steps: readonly IndexStep[]): CompiledValue {
+    if (steps.length === 0) return base
+    const fns = steps.map(stepFn)
+    const b = base.fn
+    let fn: ValFn
+    if (fns.length === 1) {
+      const s0 = fns[0] as StepFn
+      fn = (ctx) => {
+        const v = b(ctx)
+        return v === undefined ? undefined : s0(v)
+      }
+    } else if (fns.length === 2) {
+      const s0 = fns[0] as StepFn
+      const s1 = fns[1] as StepFn
+      fn = (ctx) => {
+        const v = b(ctx)
+        if (v === undefined) return undefined
+        const w = s0(v)
+        return w === undefined ? undefined : s1(w)
+      }
+    } else {
+      fn = (ctx) => {
+        let v = b(ctx)
+        for (const s of fns) {
+          if (v === undefined) return undefined
+          v = s(v)
+        }
+        return v
+      }
+    }
+    if (base.constant) return constValue(fn(EMPTY_CTX))
+    return { fn }
+  }
+
+  /** An index expression used as a value; with `[*]` it is the array of (flattened) elements. */
+  indexValue(n: IndexNode): CompiledValue {
+    const base = this.target(n.target)
+    if (mapEachCount(n) === 0) return this.chain(base, n.indexes)
+    const b = base.fn
+    const steps = n.indexes
+    const fn: ValFn = (ctx) => {
+      const root = b(ctx)
+      return root === undefined ? undefined : flatten(root, steps)
+    }
+    return base.constant ? constValue(fn(EMPTY_CTX)) : { fn }
+  }
+
+  arg(n: IndexNode | LiteralNode | LogicalNode): CompiledValue {
+    if (isLiteralNode(n)) return constValue(literalValue(n))
+    if (isLogicalNode(n)) {
+      const c = this.logical(n)
+      if (c.kind === 'one') return c.constant !== undefined ? constValue(c.constant) : { fn: c.fn }
+      return { fn: c.fn }
+    }
+    return this.indexValue(n)
+  }
+
+  call(n: Extract<IndexNode['target'], { kind: 'call' }>): CompiledValue {
+    const def = this.scheme.functions.get(n.name)
+    if (!def) throw new Error(`unknown function ${n.name}`)
+    const args = n.args.map((a) => this.arg(a))
+    const params: FunctionParam[] = n.args.map((a, i) => {
+      const type = this.argType(a)
+      const c = args[i]
+      return isLiteralNode(a)
+        ? { kind: 'Literal', type, value: c?.constant?.value as Value }
+        : { kind: 'Field', type }
+    })
+    const impl: FunctionImpl = def.implement(params)
+    const propagate = def.propagatesMissing !== false
+    const mapped =
+      n.args[0] !== undefined && n.args[0].kind === 'index' && mapEachCount(n.args[0]) > 0
+    const fns = args.map((a) => a.fn)
+    const count = fns.length
+    const buf: (Value | undefined)[] = new Array<Value | undefined>(count)
+    let fn: ValFn
+    if (mapped) {
+      const first = fns[0] as ValFn
+      fn = (ctx) => {
+        const elements = first(ctx) as readonly Value[] | undefined
+        if (elements === undefined) return undefined
+        for (let i = 1; i < count; i++) buf[i] = (fns[i] as ValFn)(ctx)
+        const out: Value[] = []
+        for (const el of elements) {
+          buf[0] = el
+          if (propagate && buf.includes(undefined)) continue
+          const r = impl(buf)
+          if (r !== undefined) out.push(r)
+        }
+        return out
+      }
+    } else if (count === 1 && propagate && def.unary) {
+      const u = def.unary
+      const a0 = n.args[0]
+      if (
+        a0 &&
+        a0.kind === 'index' &&
+        a0.target.kind === 'field' &&
+        a0.indexes.length === 0 &&
+        !args[0]?.constant
+      ) {
+        const name = a0.target.name
+        fn = (ctx) => {
+          const a = ctx.fields[name]
+          return a === undefined ? undefined : u(a)
+        }
+      } else {
+        const f0 = fns[0] as ValFn
+        fn = (ctx) => {
+          const a = f0(ctx)
+          return a === undefined ? undefined : u(a)
+        }
+      }
+    } else if (count === 1 && propagate) {
+      const f0 = fns[0] as ValFn
+      fn = (ctx) => {
+        const a = f0(ctx)
+        if (a === undefined) return undefined
+        buf[0] = a
+        return impl(buf)
+      }
+    } else if (count === 2 && propagate) {
+      const f0 = fns[0] as ValFn
+      const f1 = fns[1] as ValFn
+      fn = (ctx) => {
+        const a = f0(ctx)
+        if (a === undefined) return undefined
+        const b = f1(ctx)
+        if (b === undefined) return undefined
+        buf[0] = a
+        buf[1] = b
+        return impl(buf)
+      }
+    } else {
+      fn = (ctx) => {
+        for (let i = 0; i < count; i++) {
+          const v = (fns[i] as ValFn)(ctx)
+          if (v === undefined && propagate) return undefined
+          buf[i] = v
+        }
+        return impl(buf)
+      }
+    }
+    if (def.pure !== false && args.every((a) => a.constant)) return constValue(fn(EMPTY_CTX))
+    return { fn }
+  }
+
+  argType(n: IndexNode | LiteralNode | LogicalNode): Type {
+    if (isLiteralNode(n)) return literalType(n)
+    if (isLogicalNode(n)) return 'Bool'
+    // the parameter type of an index expression is its element type (see the parser)
+    let t: Type =
+      n.target.kind === 'field'
+        ? (this.scheme.fields.get(n.target.name)?.type ?? 'Bytes')
+        : this.callType(n.target)
+    for (const s of n.indexes) {
+      if (typeof t !== 'string') t = t.of
+      void s
+    }
+    return t
+  }
+
+  callType(n: Extract<IndexNode['target'], { kind: 'call' }>): Type {
+    const def = this.scheme.functions.get(n.name)
+    if (!def) return 'Bytes'
+    const params: FunctionParam[] = n.args.map((a) =>
+      isLiteralNode(a)
+        ? { kind: 'Literal', type: literalType(a), value: literalValue(a) }
+        : { kind: 'Field', type: this.argType(a) },
+    )
+    const ret = def.returnType(params)
+    const first = n.args[0]
+    return first && first.kind === 'index' && mapEachCount(first) > 0 ? arrayOf(ret) : ret
+  }
+
+  // ---- comparisons --------------------------------------------------------------------------
+
+  predicate(n: ComparisonNode): ((v: Value, ctx: EvaluationContext) => boolean) | undefined {
+    const op = n.op
+    switch (op.kind) {
+      case 'isTrue':
+        return (v) => v === true
+      case 'ordering': {
+        const rhs = literalValue(op.rhs)
+        if (op.rhs.kind === 'ip') {
+          const r = rhs as IpAddress
+          const want = op.op
+          return (v) => {
+            const c = compareIp(v as IpAddress, r)
+            if (c === undefined) return want === 'ne'
+            return want === 'eq'
+              ? c === 0
+              : want === 'ne'
+                ? c !== 0
+                : want === 'lt'
+                  ? c < 0
+                  : want === 'le'
+                    ? c <= 0
+                    : want === 'gt'
+                      ? c > 0
+                      : c >= 0
+          }
+        }
+        const r = rhs as string | number
+        switch (op.op) {
+          case 'eq':
+            return (v) => v === r
+          case 'ne':
+            return (v) => v !== r
+          case 'lt':
+            return (v) => (v as string | number) < r
+          case 'le':
+            return (v) => (v as string | number) <= r
+          case 'gt':
+            return (v) => (v as string | number) > r
+          case 'ge':
+            return (v) => (v as string | number) >= r
+        }
+        return undefined
+      }
+      case 'bitwiseAnd': {
+        const big = BigInt.asIntN(64, op.rhs.value)
+        const small = big >= -(2n ** 31n) && big < 2n ** 31n ? Number(big) : undefined
+        return (v) => {
+          const x = v as number
+          if (small !== undefined && x >= -2147483648 && x <= 2147483647) return (x & small) !== 0
+          return (BigInt.asIntN(64, BigInt(Math.trunc(x))) & big) !== 0n
+        }
+      }
+      case 'contains': {
+        const needle = op.rhs.value
+        return (v) => (v as string).includes(needle)
+      }
+      case 'matches': {
+        const re = compileRegex(op.rhs.pattern)
+        return (v) => re.test(v as string)
+      }
+      case 'wildcard': {
+        const wc = compileWildcard(op.rhs.value, op.strict)
+        return (v) => wc.test(v as string)
+      }
+      case 'oneOf':
+        return setPredicate(op.rhs)
+      case 'inList': {
+        const name = op.list
+        return (v, ctx) => {
+          const list = ctx.lists?.[name]
+          if (!list) {
+            ctx.warn?.(`unknown list $${name}: treated as empty`)
+            return false
+          }
+          return list.has(v)
+        }
+      }
+    }
+  }
+
+  comparison(n: ComparisonNode): CompiledLogical {
+    const pred = this.predicate(n)
+    if (!pred) throw new Error('unsupported comparison')
+    const missing = n.op.kind === 'ordering' && n.op.op === 'ne' && this.nilNotEqual
+    const lhs = n.lhs
+    const eachCount = mapEachCount(lhs)
+    const base = this.target(lhs.target)
+
+    if (eachCount > 0) {
+      const b = base.fn
+      const steps = lhs.indexes
+      const fn: VecFn = (ctx) => {
+        const root = b(ctx)
+        if (root === undefined) return []
+        const items = flatten(root, steps)
+        const out = new Array<boolean>(items.length)
+        for (let i = 0; i < items.length; i++) out[i] = pred(items[i] as Value, ctx)
+        return out
+      }
+      return { kind: 'vec', fn }
+    }
+
+    const value = this.chain(base, lhs.indexes)
+    if (n.op.kind === 'isTrue' && this.argType(lhs) !== 'Bool') {
+      // an Array<Bool> value used as a condition: one result per element
+      const get = value.fn
+      return { kind: 'vec', fn: (ctx) => ((get(ctx) as boolean[] | undefined) ?? []).slice() }
+    }
+    if (value.constant) {
+      const v = value.constant.value
+      if (n.op.kind !== 'inList') return constOne(v === undefined ? missing : pred(v, EMPTY_CTX))
+    }
+    const fast =
+      lhs.target.kind === 'field' && lhs.indexes.length === 0 && !value.constant
+        ? this.fastField(lhs.target.name, n, missing)
+        : undefined
+    if (fast) return { kind: 'one', fn: fast }
+    const unaryFast = this.fastUnary(n, missing)
+    if (unaryFast) return { kind: 'one', fn: unaryFast }
+    const get = value.fn
+    if (n.op.kind === 'ordering' && n.op.op === 'eq' && n.op.rhs.kind !== 'ip') {
+      const r = literalValue(n.op.rhs)
+      return { kind: 'one', fn: (ctx) => get(ctx) === r }
+    }
+    if (missing) {
+      return {
+        kind: 'one',
+        fn: (ctx) => {
+          const v = get(ctx)
+          return v === undefined ? true : pred(v, ctx)
+        },
+      }
+    }
+    return {
+      kind: 'one',
+      fn: (ctx) => {
+        const v = get(ctx)
+        return v !== undefined && pred(v, ctx)
+      },
+    }
+  }
+
+  /** `f(field) <op> literal` for a one-argument function such as lower(): one closure. */
+  fastUnary(n: ComparisonNode, missing: boolean): BoolFn | undefined {
+    const t = n.lhs.target
+    const a0 = t.kind === 'call' ? t.args[0] : undefined
+    if (missing || t.kind !== 'call' || n.lhs.indexes.length > 0 || t.args.length !== 1)
+      return undefined
+    if (!a0 || a0.kind !== 'index' || a0.target.kind !== 'field' || a0.indexes.length > 0)
+      return undefined
+    const def = this.scheme.functions.get(t.name)
+    const u = def?.unary
+    const fieldDef = this.scheme.fields.get(a0.target.name)
+    if (!u || def.propagatesMissing === false || fieldDef?.constant !== undefined) return undefined
+    const name = a0.target.name
+    const op = n.op
+    if (op.kind === 'ordering' && op.op === 'eq' && op.rhs.kind !== 'ip') {
+      const r = literalValue(op.rhs)
+      return (ctx) => {
+        const v = ctx.fields[name]
+        return v !== undefined && u(v) === r
+      }
+    }
+    if (op.kind === 'contains') {
+      const needle = op.rhs.value
+      return (ctx) => {
+        const v = ctx.fields[name]
+        if (v === undefined) return false
+        const w = u(v) as string | undefined
+        return w !== undefined && w.includes(needle)
+      }
+    }
+    const pred = this.predicate(n)
+    if (!pred || op.kind === 'inList') return undefined
+    return (ctx) => {
+      const v = ctx.fields[name]
+      if (v === undefined) return false
+      const w = u(v)
+      return w !== undefined && pred(w, ctx)
+    }
+  }
+
+  /** Direct closures for the commonest shape: a plain field against a literal. */
+  fastField(name: string, n: ComparisonNode, missing: boolean): BoolFn | undefined {
+    const op = n.op
+    if (missing) return undefined
+    if (op.kind === 'isTrue') return (ctx) => ctx.fields[name] === true
+    if (op.kind === 'ordering' && op.rhs.kind !== 'ip') {
+      const r = literalValue(op.rhs) as string | number
+      switch (op.op) {
+        case 'eq':
+          return (ctx) => ctx.fields[name] === r
+        case 'ne':
+          return (ctx) => {
+            const v = ctx.fields[name]
+            return v !== undefined && v !== r
+          }
+        case 'lt':
+          return (ctx) => {
+            const v = ctx.fields[name] as string | number | undefined
+            return v !== undefined && v < r
+          }
+        case 'le':
+          return (ctx) => {
+            const v = ctx.fields[name] as string | number | undefined
+            return v !== undefined && v <= r
+          }
+        case 'gt':
+          return (ctx) => {
+            const v = ctx.fields[name] as string | number | undefined
+            return v !== undefined && v > r
+          }
+        case 'ge':
+          return (ctx) => {
+            const v = ctx.fields[name] as string | number | undefined
+            return v !== undefined && v >= r
+          }
+      }
+    }
+    if (op.kind === 'contains') {
+      const needle = op.rhs.value
+      return (ctx) => {
+        const v = ctx.fields[name] as string | undefined
+        return v !== undefined && v.includes(needle)
+      }
+    }
+    if (op.kind === 'oneOf' && op.rhs.of === 'Bytes') {
+      const values = new Set(op.rhs.items.map((i) => (i.kind === 'bytes' ? i.value : '')))
+      return (ctx) => {
+        const v = ctx.fields[name] as string | undefined
+        return v !== undefined && values.has(v)
+      }
+    }
+    const pred = this.predicate(n)
+    if (!pred || op.kind === 'inList') return undefined
+    return (ctx) => {
+      const v = ctx.fields[name]
+      return v !== undefined && pred(v, ctx)
+    }
+  }
+
+  // ---- element streams (any()/all() without intermediate arrays) ---------------------------
+
+  /**
+   * Visits each element an index expression with `[*]` yields, in order, stopping as soon as
+   * `visit` returns true (the walker then returns true). A mapped function call is fused with
+   * the iteration: its results are produced one at a time.
+   */
+  walker(n: IndexNode): ElementWalker | undefined {
+    const steps = n.indexes
+    const target = n.target
+    const first = target.kind === 'call' ? target.args[0] : undefined
+    const mappedCall =
+      target.kind === 'call' &&
+      first !== undefined &&
+      first.kind === 'index' &&
+      mapEachCount(first) > 0
+    if (mappedCall && steps[0]?.kind === 'mapEach') {
+      const def = this.scheme.functions.get(target.name)
+      const inner = this.walker(first)
+      if (!def || !inner) return undefined
+      const params = this.callParams(target)
+      const impl = def.implement(params)
+      const propagate = def.propagatesMissing !== false
+      const rest = this.argFns(target).slice(1)
+      const count = rest.length + 1
+      const buf: (Value | undefined)[] = new Array<Value | undefined>(count)
+      const after = walkSteps(steps.slice(1))
+      const u = def.unary
+      if (count === 1 && propagate && u) {
+        if (steps.length === 1) {
+          return (ctx, visit) =>
+            inner(ctx, (el) => {
+              const r = u(el)
+              return r !== undefined && visit(r)
+            })
+        }
+        return (ctx, visit) =>
+          inner(ctx, (el) => {
+            const r = u(el)
+            return r !== undefined && after(r, visit)
+          })
+      }
+      return (ctx, visit) => {
+        for (let i = 1; i < count; i++) buf[i] = (rest[i - 1] as ValFn)(ctx)
+        if (propagate) for (let i = 1; i < count; i++) if (buf[i] === undefined) return false
+        return inner(ctx, (el) => {
+          buf[0] = el
+          const r = impl(buf)
+          return r !== undefined && after(r, visit)
+        })
+      }
+    }
+    if (mappedCall) return undefined
+    const base = this.target(target).fn
+    const eachAt = steps.findIndex((s) => s.kind === 'mapEach')
+    const prefix = this.chain({ fn: base }, steps.slice(0, eachAt)).fn
+    const after = walkSteps(steps.slice(eachAt + 1))
+    if (eachAt === steps.length - 1) {
+      return (ctx, visit) => {
+        const container = prefix(ctx)
+        if (container === undefined) return false
+        if (Array.isArray(container)) {
+          const items = container as readonly Value[]
+          for (let i = 0; i < items.length; i++) if (visit(items[i] as Value)) return true
+          return false
+        }
+        for (const v of (container as ReadonlyMap<string, Value>).values())
+          if (visit(v)) return true
+        return false
+      }
+    }
+    return (ctx, visit) => {
+      const container = prefix(ctx)
+      if (container === undefined) return false
+      for (const el of elementsOf(container)) if (after(el, visit)) return true
+      return false
+    }
+  }
+
+  /** any()/all() over a `[*]` comparison (possibly negated or parenthesised), short-circuiting. */
+  fusedQuantifier(arg: LogicalNode, all: boolean): CompiledLogical | undefined {
+    let node = arg
+    let negate = false
+    for (;;) {
+      if (node.kind === 'paren') node = node.expr
+      else if (node.kind === 'not') {
+        negate = !negate
+        node = node.arg
+      } else break
+    }
+    if (node.kind !== 'comparison' || mapEachCount(node.lhs) === 0) return undefined
+    const pred = this.predicate(node)
+    const walk = this.walker(node.lhs)
+    if (!pred || !walk) return undefined
+    // any(p) stops at the first element where p holds; all(p) at the first where it does not
+    const stopOn = all === negate
+    if (node.op.kind !== 'inList') {
+      // the predicate does not read the context: one visitor for every evaluation
+      const visit = stopOn ? (pred as (v: Value) => boolean) : (v: Value) => !pred(v, EMPTY_CTX)
+      return all
+        ? { kind: 'one', fn: (ctx) => !walk(ctx, visit) }
+        : { kind: 'one', fn: (ctx) => walk(ctx, visit) }
+    }
+    return {
+      kind: 'one',
+      fn: (ctx) => {
+        const stopped = walk(ctx, (v) => pred(v, ctx) === stopOn)
+        return all ? !stopped : stopped
+      },
+    }
+  }
+
+  callParams(n: Extract<IndexNode['target'], { kind: 'call' }>): FunctionParam[] {
+    return n.args.map((a) =>
+      isLiteralNode(a)
+        ? { kind: 'Literal', type: literalType(a), value: literalValue(a) }
+        : { kind: 'Field', type: this.argType(a) },
+    )
+  }
+
+  argFns(n: Extract<IndexNode['target'], { kind: 'call' }>): ValFn[] {
+    return n.args.map((a) => this.arg(a).fn)
+  }
+
+  // ---- logical ------------------------------------------------------------------------------
+
+  logical(n: LogicalNode): CompiledLogical {
+    switch (n.kind) {
+      case 'comparison':
+        return this.comparison(n)
+      case 'paren':
+        return this.logical(n.expr)
+      case 'not': {
+        const a = this.logical(n.arg)
+        if (a.kind === 'vec') {
+          const f = a.fn
+          return { kind: 'vec', fn: (ctx) => f(ctx).map((x) => !x) }
+        }
+        if (a.constant !== undefined) return constOne(!a.constant)
+        const f = a.fn
+        return { kind: 'one', fn: (ctx) => !f(ctx) }
+      }
+      case 'quantifier': {
+        const all = n.op === 'all'
+        const arg = n.arg
+        if (arg.kind === 'index') {
+          const v = this.indexValue(arg)
+          const reduce = (a: Value | undefined) => {
+            if (a === undefined) return false
+            const items = a as readonly boolean[]
+            return all ? items.every((x) => x) : items.some((x) => x)
+          }
+          if (v.constant) return constOne(reduce(v.constant.value))
+          const f = v.fn
+          return { kind: 'one', fn: (ctx) => reduce(f(ctx)) }
+        }
+        const fused = this.fusedQuantifier(arg, all)
+        if (fused) return fused
+        const c = this.logical(arg)
+        if (c.kind === 'one') throw new Error('quantifier over a single boolean')
+        const f = c.fn
+        return all
+          ? { kind: 'one', fn: (ctx) => f(ctx).every((x) => x) }
+          : { kind: 'one', fn: (ctx) => f(ctx).some((x) => x) }
+      }
+      case 'combining':
+        return this.combining(n)
+    }
+  }
+
+  combining(n: Extract<LogicalNode, { kind: 'combining' }>): CompiledLogical {
+    const items = n.items.map((i) => this.logical(i))
+    if (items.some((i) => i.kind === 'vec')) {
+      const fns = items.map((i) => i.fn as VecFn)
+      const op = n.op
+      return {
+        kind: 'vec',
+        fn: (ctx) => {
+          let out = (fns[0] as VecFn)(ctx).slice()
+          for (let k = 1; k < fns.length; k++) {
+            const vals = (fns[k] as VecFn)(ctx)
+            if (vals.length < out.length) out = out.slice(0, vals.length)
+            for (let i = 0; i < out.length; i++) {
+              const a = out[i] as boolean
+              const b = vals[i] as boolean
+              out[i] = op === 'and' ? a && b : op === 'or' ? a || b : a !== b
+            }
+          }
+          return out
+        },
+      }
+    }
+    const ones = items as Extract<CompiledLogical, { kind: 'one' }>[]
+    if (n.op === 'xor') {
+      let parity = false
+      const rest: BoolFn[] = []
+      for (const i of ones) {
+        if (i.constant !== undefined) parity = parity !== i.constant
+        else rest.push(i.fn)
+      }
+      if (rest.length === 0) return constOne(parity)
+      return {
+        kind: 'one',
+        fn: (ctx) => {
+          let acc = parity
+          for (const f of rest) acc = acc !== f(ctx)
+          return acc
+        },
+      }
+    }
+    const isAnd = n.op === 'and'
+    const rest: BoolFn[] = []
+    for (const i of ones) {
+      if (i.constant === undefined) rest.push(i.fn)
+      else if (i.constant !== isAnd) return constOne(!isAnd)
+    }
+    if (rest.length === 0) return constOne(isAnd)
+    if (rest.length === 1) return { kind: 'one', fn: rest[0] as BoolFn }
+    if (rest.length === 2) {
+      const [a, b] = rest as [BoolFn, BoolFn]
+      return { kind: 'one', fn: isAnd ? (ctx) => a(ctx) && b(ctx) : (ctx) => a(ctx) || b(ctx) }
+    }
+    if (rest.length === 3) {
+      const [a, b, c] = rest as [BoolFn, BoolFn, BoolFn]
+      return {
+        kind: 'one',
+        fn: isAnd ? (ctx) => a(ctx) && b(ctx) && c(ctx) : (ctx) => a(ctx) || b(ctx) || c(ctx),
+      }
+    }
+    return {
+      kind: 'one',
+      fn: isAnd
+        ? (ctx) => {
+            for (const f of rest) if (!f(ctx)) return false
+            return true
+          }
+        : (ctx) => {
+            for (const f of rest) if (f(ctx)) return true
+            return false
+          },
+    }
+  }
+}
+
+function setPredicate(set: SetNode): (v: Value) => boolean {
+  if (set.of === 'Bytes') {
+    const values = new Set(set.items.map((i) => (i.kind === 'bytes' ? i.value : '')))
+    return (v) => values.has(v as string)
+  }
+  if (set.of === 'Int') {
+    const ranges = set.items
+      .map((i) => (i.kind === 'intRange' ? [Number(i.start), Number(i.end)] : [0, -1]))
+      .filter(([a, b]) => (a as number) <= (b as number))
+      .sort((x, y) => (x[0] as number) - (y[0] as number))
+    const starts: number[] = []
+    const ends: number[] = []
+    for (const [a, b] of ranges as [number, number][]) {
+      const last = ends.length - 1
+      if (last >= 0 && a <= (ends[last] as number) + 1)
+        ends[last] = Math.max(ends[last] as number, b)
+      else {
+        starts.push(a)
+        ends.push(b)
+      }
+    }
+    if (starts.length <= 8) {
+      return (v) => {
+        const x = v as number
+        for (let i = 0; i < starts.length; i++)
+          if (x >= (starts[i] as number) && x <= (ends[i] as number)) return true
+        return false
+      }
+    }
+    return (v) => {
+      const x = v as number
+      let lo = 0
+      let hi = starts.length - 1
+      while (lo <= hi) {
+        const mid = (lo + hi) >> 1
+        if ((starts[mid] as number) <= x) lo = mid + 1
+        else hi = mid - 1
+      }
+      return hi >= 0 && x <= (ends[hi] as number)
+    }
+  }
+  const ips = new IpRangeSet(
+    set.items.flatMap((i) => (i.kind === 'ipItem' ? [ipSetItemRange(i.item)] : [])),
+  )
+  return (v) => ips.has(v as IpAddress)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Entry points and cache
+
+type CacheEntry = { ok: CompiledExpression | CompiledValueExpression } | { error: ExpressionError }
+const caches = new WeakMap<Scheme, Map<string, CacheEntry>>()
+const CACHE_LIMIT = 5000
+
+function cacheKey(mode: string, text: string, o: CompileOptions): string {
+  return [
+    mode,
+    o.phase ?? '',
+    o.nilNotEqual ? 1 : 0,
+    o.expect === undefined ? '' : JSON.stringify(o.expect),
+    o.lists ? JSON.stringify(o.lists) : '',
+    o.credentialExpression ? 1 : 0,
+    o.valueExpression === undefined ? '' : o.valueExpression ? 1 : 0,
+    o.maxNestingDepth ?? '',
+    o.maxLength ?? '',
+    o.regexSizeLimit ?? '',
+    o.wildcardStarLimit ?? '',
+    o.lenient ? 1 : 0,
+    text,
+  ].join('\u0000')
+}
+
+function cached<T extends CompiledExpression | CompiledValueExpression>(
+  mode: string,
+  text: string,
+  options: CompileOptions,
+  build: () => T,
+): T {
+  const scheme = options.scheme ?? WAF_SCHEME
+  let cache = caches.get(scheme)
+  if (!cache) {
+    cache = new Map()
+    caches.set(scheme, cache)
+  }
+  const key = cacheKey(mode, text, options)
+  const hit = cache.get(key)
+  if (hit) {
+    cache.delete(key)
+    cache.set(key, hit)
+    if ('error' in hit) throw hit.error
+    return hit.ok as T
+  }
+  let entry: CacheEntry
+  try {
+    entry = { ok: build() }
+  } catch (e) {
+    if (!(e instanceof ExpressionError)) throw e
+    entry = { error: e }
+  }
+  if (cache.size >= CACHE_LIMIT) {
+    const oldest = cache.keys().next()
+    if (!oldest.done) cache.delete(oldest.value)
+  }
+  cache.set(key, entry)
+  if ('error' in entry) throw entry.error
+  return entry.ok as T
+}
+
+/** Compiles a checked filter expression tree (no cache). */
+export function compileExpression(
+  expression: Expression,
+  checked: CheckResult,
+  options: CompileOptions = {},
+): CompiledExpression {
+  const compiler = new Compiler(options.scheme ?? WAF_SCHEME, options.nilNotEqual ?? false)
+  const root = expression.root
+  if (!isLogicalNode(root)) throw new Error('a filter expression must be a condition')
+  const c = compiler.logical(root)
+  if (c.kind !== 'one') throw new Error('a filter expression must be Bool')
+  return {
+    text: expression.text,
+    expression,
+    fields: checked.fields,
+    lists: checked.lists,
+    warnings: checked.warnings,
+    constant: c.constant,
+    evaluate: c.fn,
+  }
+}
+
+/**
+ * Parses, checks and compiles a filter expression (cached by text and options). Throws
+ * ExpressionError for any invalid expression.
+ */
+export function compile(text: string, options: CompileOptions = {}): CompiledExpression {
+  return cached('filter', text, options, () => {
+    const expression = parse(text, options)
+    const checked = check(expression, options)
+    return compileExpression(expression, checked, options)
+  })
+}
+
+/**
+ * Parses, checks and compiles a value expression, e.g. `url_decode(http.request.body.form["log"][0])`
+ * or `lookup_json_string(http.request.body.raw, "email")`. `evaluate` gives the value (a binary
+ * string for Bytes), or undefined when it is missing.
+ */
+export function compileValue(text: string, options: CompileOptions = {}): CompiledValueExpression {
+  return cached('value', text, options, () => {
+    const expression = parseValue(text, options)
+    const checked = check(expression, { valueExpression: true, ...options })
+    const compiler = new Compiler(options.scheme ?? WAF_SCHEME, options.nilNotEqual ?? false)
+    const root = expression.root
+    const value = isLiteralNode(root) ? constValue(literalValue(root)) : compiler.arg(root)
+    return {
+      text,
+      expression,
+      type: checked.type,
+      fields: checked.fields,
+      warnings: checked.warnings,
+      evaluate: value.fn,
+    }
+  })
+}
+
+/** Forgets every cached compilation (for tests and benchmarks). */
+export function clearCompileCache(): void {
+  for (const scheme of [WAF_SCHEME]) caches.delete(scheme)
+}

@@ -1,0 +1,516 @@
+// Evaluation contexts: the field values an expression is evaluated against.
+//  - requestContext(request) derives every WAF field from a plain request description
+//    (reference Appendix B): URL split and normalized, query arguments, lower-cased header map,
+//    cookies, form and multipart bodies, sniffed body type, client IP and geo data, scores.
+//  - createContext(values) takes user-friendly values (text, numbers, IP strings, objects) for
+//    named fields and converts them to the runtime representation, checking their types.
+//  - createList(kind, items) builds what a `$name` resolves to.
+
+import ipaddr from 'ipaddr.js'
+import { asciiLower, fromUint8Array, utf8Bytes } from './bytes'
+import type { ListKind } from './checker'
+import type { EvaluationContext, ListMatcher } from './compiler'
+import { ipv4, ipv6, IpRangeSet, parseIp, type IpRange } from './ip'
+import { normalizePath, type NormalizationMode } from './normalize'
+import { WAF_SCHEME, type Scheme } from './scheme'
+import { isArray, isMap, typeDisplay, type IpAddress, type Type, type Value } from './types'
+import { urlDecode } from './functions'
+
+export interface RequestDescription {
+  readonly method: string
+  /** absolute (`https://example.com/a?b`) or origin-form (`/a?b`, host from the Host header) */
+  readonly url: string
+  /** header names in any case; a value or the values of a repeated header */
+  readonly headers?: Readonly<Record<string, string | readonly string[]>>
+  readonly body?: string | Uint8Array
+  /** client IP address */
+  readonly ip?: string
+  /** ISO 3166-1 alpha-2 country of the client */
+  readonly country?: string
+  readonly asn?: number
+  readonly continent?: string
+  /** cf.bot_management.score (missing unless given) */
+  readonly botScore?: number
+  /** cf.threat_score (default 0) */
+  readonly threatScore?: number
+  /** cf.waf.score* (default 100, "not scored") */
+  readonly wafScores?: {
+    readonly score?: number
+    readonly sqli?: number
+    readonly xss?: number
+    readonly rce?: number
+  }
+  /** cf.client.bot / cf.bot_management.verified_bot (default false) */
+  readonly verifiedBot?: boolean
+  /** http.request.version (default HTTP/1.1) */
+  readonly httpVersion?: string
+  /** request time in milliseconds since the epoch (default now) */
+  readonly timestamp?: number
+  readonly tlsVersion?: string
+}
+
+export interface RequestContextOptions {
+  /** lists `$name` resolves to */
+  readonly lists?: Readonly<Record<string, ListMatcher>>
+  /** bytes of body inspected (default 128 KB, the Enterprise limit) */
+  readonly bodyLimit?: number
+  /** URL normalization (default: the vendor's own mode) */
+  readonly normalization?: NormalizationMode
+  readonly warn?: (message: string) => void
+}
+
+export const DEFAULT_BODY_LIMIT = 128 * 1024
+
+function sortedMap<T>(entries: Iterable<[string, T]>): Map<string, T> {
+  return new Map([...entries].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)))
+}
+
+function groupPairs(pairs: readonly [string, string][]): Map<string, string[]> {
+  const groups = new Map<string, string[]>()
+  for (const [k, v] of pairs) {
+    const list = groups.get(k)
+    if (list) list.push(v)
+    else groups.set(k, [v])
+  }
+  return sortedMap(groups)
+}
+
+/** `a=1&b&c=3`: pairs split at the first `=`, undecoded; a name without `=` has the value "". */
+export function splitPairs(query: string): [string, string][] {
+  const out: [string, string][] = []
+  for (const part of query.split('&')) {
+    if (part.length === 0) continue
+    const eq = part.indexOf('=')
+    out.push(eq < 0 ? [part, ''] : [part.slice(0, eq), part.slice(eq + 1)])
+  }
+  return out
+}
+
+function extensionOf(path: string): string {
+  const segment = path.slice(path.lastIndexOf('/') + 1)
+  const dot = segment.lastIndexOf('.')
+  if (dot <= 0) return ''
+  return segment.slice(dot + 1).toLowerCase()
+}
+
+/** Parses an address leniently (ipaddr.js), keeping IPv4-mapped IPv6 addresses as IPv6. */
+export function parseClientIp(text: string): IpAddress | undefined {
+  const strict = parseIp(text.trim())
+  if (strict) return strict
+  try {
+    const addr = ipaddr.parse(text.trim().replace(/%.*$/, ''))
+    const bytes = addr.toByteArray()
+    if (addr.kind() === 'ipv4') return ipv4(bytes.reduce((n, b) => n * 256 + b, 0))
+    return ipv6(bytes.reduce((n, b) => (n << 8n) | BigInt(b), 0n))
+  } catch {
+    return undefined
+  }
+}
+
+/* eslint-disable no-control-regex */
+const MIME_SIGNATURES: [RegExp, string][] = [
+  [/^\x89PNG\r\n\x1a\n/, 'image/png'],
+  [/^\xff\xd8\xff/, 'image/jpeg'],
+  [/^GIF8[79]a/, 'image/gif'],
+  [/^RIFF....WEBP/s, 'image/webp'],
+  [/^%PDF-/, 'application/pdf'],
+  [/^PK\x03\x04/, 'application/zip'],
+  [/^\x1f\x8b/, 'application/gzip'],
+  [/^BM/, 'image/bmp'],
+  [/^\x7fELF/, 'application/x-executable'],
+  [/^MZ/, 'application/x-msdownload'],
+  [/^\s*<\?xml/i, 'application/xml'],
+  [/^\s*<(!doctype html|html|head|body|script)/i, 'text/html'],
+  [/^\s*[{[]/, 'application/json'],
+]
+/* eslint-enable no-control-regex */
+
+/** The body's type, sniffed from its first bytes (as http.request.body.mime). */
+export function sniffMime(body: string): string {
+  for (const [re, mime] of MIME_SIGNATURES) if (re.test(body.slice(0, 64))) return mime
+  // eslint-disable-next-line no-control-regex
+  return /[\x00-\x08\x0e-\x1f]/.test(body.slice(0, 512)) ? 'application/octet-stream' : 'text/plain'
+}
+
+function contentType(headers: Map<string, string[]>): { type: string; boundary?: string } {
+  const raw = headers.get('content-type')?.[0] ?? ''
+  const [type = '', ...params] = raw.split(';')
+  const out: { type: string; boundary?: string } = { type: type.trim().toLowerCase() }
+  for (const p of params) {
+    const m = /^\s*boundary\s*=\s*"?([^";]+)"?/i.exec(p)
+    if (m && m[1]) out.boundary = m[1]
+  }
+  return out
+}
+
+interface MultipartPart {
+  name: string
+  filename: string | undefined
+  contentType: string | undefined
+  disposition: string
+  transferEncoding: string | undefined
+  value: string
+}
+
+function parseMultipart(body: string, boundary: string): MultipartPart[] {
+  const parts: MultipartPart[] = []
+  const delimiter = `--${boundary}`
+  const chunks = body.split(delimiter)
+  for (const chunk of chunks.slice(1)) {
+    if (chunk.startsWith('--')) break
+    const part = chunk.replace(/^\r?\n/, '')
+    const split = part.search(/\r?\n\r?\n/)
+    if (split < 0) continue
+    const head = part.slice(0, split)
+    const value = part
+      .slice(split)
+      .replace(/^\r?\n\r?\n/, '')
+      .replace(/\r?\n$/, '')
+    const headers = new Map<string, string>()
+    for (const line of head.split(/\r?\n/)) {
+      const colon = line.indexOf(':')
+      if (colon > 0)
+        headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim())
+    }
+    const disposition = headers.get('content-disposition') ?? ''
+    const name =
+      /\bname="([^"]*)"/i.exec(disposition)?.[1] ??
+      /\bname=([^;]*)/i.exec(disposition)?.[1]?.trim() ??
+      ''
+    const filename = /\bfilename="([^"]*)"/i.exec(disposition)?.[1]
+    parts.push({
+      name,
+      filename,
+      contentType: headers.get('content-type'),
+      disposition: disposition.split(';')[0]?.trim() ?? '',
+      transferEncoding: headers.get('content-transfer-encoding'),
+      value,
+    })
+  }
+  return parts
+}
+
+function scoreClass(score: number): string {
+  if (score <= 20) return 'attack'
+  if (score <= 50) return 'likely_attack'
+  if (score <= 80) return 'likely_clean'
+  if (score <= 99) return 'clean'
+  return 'unscored'
+}
+
+/** Builds the evaluation context of a request: every WAF field of reference §8. */
+export function requestContext(
+  request: RequestDescription,
+  options: RequestContextOptions = {},
+): EvaluationContext {
+  const f: Record<string, Value | undefined> = {}
+
+  // headers: original names and values in order, map keyed by lower-cased name
+  const names: string[] = []
+  const values: string[] = []
+  const pairs: [string, string][] = []
+  for (const [name, value] of Object.entries(request.headers ?? {})) {
+    const list = typeof value === 'string' ? [value] : value
+    for (const v of list) {
+      const n = utf8Bytes(name)
+      const val = utf8Bytes(v)
+      names.push(n)
+      values.push(val)
+      pairs.push([asciiLower(n), val])
+    }
+  }
+  const headers = groupPairs(pairs)
+  f['http.request.headers'] = headers
+  f['http.request.headers.names'] = names
+  f['http.request.headers.values'] = values
+  f['http.request.headers.truncated'] = false
+  const first = (name: string) => headers.get(name)?.[0]
+
+  // URL
+  const url = utf8Bytes(request.url)
+  const absolute = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\/([^/?#]*)(.*)$/s.exec(url)
+  const scheme = absolute
+    ? (absolute[1] ?? 'http').toLowerCase()
+    : first('x-forwarded-proto')?.toLowerCase() === 'https'
+      ? 'https'
+      : 'http'
+  const authority = absolute ? (absolute[2] ?? '').replace(/^.*@/, '') : undefined
+  let target = absolute ? (absolute[3] ?? '') : url
+  const hash = target.indexOf('#')
+  if (hash >= 0) target = target.slice(0, hash)
+  const q = target.indexOf('?')
+  const rawPath = (q < 0 ? target : target.slice(0, q)) || '/'
+  const rawQuery = q < 0 ? undefined : target.slice(q + 1)
+  const host = first('host') ?? authority ?? ''
+  const path = normalizePath(rawPath, options.normalization ?? 'cloudflare')
+  const uri = rawQuery === undefined ? path : `${path}?${rawQuery}`
+  const rawUri = rawQuery === undefined ? rawPath : `${rawPath}?${rawQuery}`
+
+  f['http.request.method'] = utf8Bytes(request.method.toUpperCase())
+  f['http.request.uri'] = uri
+  f['http.request.uri.path'] = path
+  f['http.request.uri.path.extension'] = extensionOf(path)
+  f['http.request.uri.query'] = rawQuery ?? ''
+  f['http.request.full_uri'] = `${scheme}://${host}${uri}`
+  f['raw.http.request.uri'] = rawUri
+  f['raw.http.request.uri.path'] = rawPath
+  f['raw.http.request.uri.path.extension'] = extensionOf(rawPath)
+  f['raw.http.request.uri.query'] = rawQuery ?? ''
+  f['raw.http.request.full_uri'] = `${scheme}://${host}${rawUri}`
+  const args = splitPairs(rawQuery ?? '')
+  for (const prefix of ['', 'raw.']) {
+    f[`${prefix}http.request.uri.args`] = groupPairs(args)
+    f[`${prefix}http.request.uri.args.names`] = args.map((a) => a[0])
+    f[`${prefix}http.request.uri.args.values`] = args.map((a) => a[1])
+  }
+  f['http.request.version'] = utf8Bytes(request.httpVersion ?? 'HTTP/1.1')
+  const now = request.timestamp ?? Date.now()
+  f['http.request.timestamp.sec'] = Math.floor(now / 1000)
+  f['http.request.timestamp.msec'] = Math.floor(now % 1000)
+  f['ssl'] = scheme === 'https'
+
+  // well-known headers
+  f['http.host'] = host
+  f['http.user_agent'] = first('user-agent')
+  f['http.referer'] = first('referer')
+  f['http.x_forwarded_for'] = first('x-forwarded-for')
+  const cookieHeaders = headers.get('cookie')
+  f['http.cookie'] = cookieHeaders?.join('; ')
+  const cookies: [string, string][] = []
+  for (const header of cookieHeaders ?? []) {
+    for (const piece of header.split(';')) {
+      const part = piece.trim()
+      if (!part) continue
+      const eq = part.indexOf('=')
+      const name = eq < 0 ? part : part.slice(0, eq).trim()
+      const value = eq < 0 ? '' : part.slice(eq + 1).trim()
+      cookies.push([decodePercent(name), value])
+    }
+  }
+  f['http.request.cookies'] = groupPairs(cookies)
+  const languages = (first('accept-language') ?? '')
+    .split(',')
+    .map((item, i) => {
+      const [tag = '', ...params] = item.trim().split(';')
+      const qParam = params
+        .map((p) => /^\s*q\s*=\s*([0-9.]+)/.exec(p)?.[1])
+        .find((x) => x !== undefined)
+      return { tag: tag.trim(), q: qParam === undefined ? 1 : Number(qParam), i }
+    })
+    .filter((l) => l.tag && l.tag !== '*')
+    .sort((a, b) => b.q - a.q || a.i - b.i)
+    .map((l) => l.tag)
+  f['http.request.accepted_languages'] = languages
+
+  // body
+  const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
+  const body =
+    request.body === undefined
+      ? ''
+      : typeof request.body === 'string'
+        ? utf8Bytes(request.body)
+        : fromUint8Array(request.body)
+  const raw = body.length > limit ? body.slice(0, limit) : body
+  f['http.request.body.raw'] = raw
+  f['http.request.body.size'] = body.length
+  f['http.request.body.truncated'] = body.length > limit
+  f['http.request.body.mime'] = body.length > 0 ? sniffMime(raw) : ''
+  const ct = contentType(headers)
+  const form = ct.type === 'application/x-www-form-urlencoded' ? splitPairs(raw) : []
+  f['http.request.body.form'] = groupPairs(form)
+  f['http.request.body.form.names'] = form.map((p) => p[0])
+  f['http.request.body.form.values'] = form.map((p) => p[1])
+  const parts =
+    ct.type === 'multipart/form-data' && ct.boundary
+      ? parseMultipart(raw, utf8Bytes(ct.boundary))
+      : []
+  f['http.request.body.multipart'] = groupPairs(parts.map((p) => [p.name, p.value]))
+  f['http.request.body.multipart.names'] = parts.map((p) => [p.name])
+  f['http.request.body.multipart.values'] = parts.map((p) => p.value)
+  f['http.request.body.multipart.content_types'] = parts.map((p) =>
+    p.contentType ? [p.contentType] : [],
+  )
+  f['http.request.body.multipart.content_dispositions'] = parts.map((p) => [p.disposition])
+  f['http.request.body.multipart.content_transfer_encodings'] = parts.map((p) =>
+    p.transferEncoding ? [p.transferEncoding] : [],
+  )
+  f['http.request.body.multipart.filenames'] = parts.map((p) =>
+    p.filename !== undefined ? [p.filename] : [],
+  )
+
+  // client
+  const ip = request.ip !== undefined ? parseClientIp(request.ip) : undefined
+  if (request.ip !== undefined && !ip)
+    options.warn?.(`invalid client IP ${JSON.stringify(request.ip)}`)
+  f['ip.src'] = ip
+  for (const prefix of ['ip.src', 'ip.geoip']) {
+    f[`${prefix}.country`] = request.country === undefined ? undefined : utf8Bytes(request.country)
+    f[`${prefix}.continent`] =
+      request.continent === undefined ? undefined : utf8Bytes(request.continent)
+    f[`${prefix}.asnum`] = request.asn
+  }
+
+  // scores and bots
+  f['cf.bot_management.score'] = request.botScore
+  f['cf.client.bot'] = request.verifiedBot ?? false
+  f['cf.bot_management.verified_bot'] = request.verifiedBot ?? false
+  f['cf.threat_score'] = request.threatScore ?? 0
+  const scores = request.wafScores ?? {}
+  const waf = scores.score ?? 100
+  f['cf.waf.score'] = waf
+  f['cf.waf.score.sqli'] = scores.sqli ?? 100
+  f['cf.waf.score.xss'] = scores.xss ?? 100
+  f['cf.waf.score.rce'] = scores.rce ?? 100
+  f['cf.waf.score.class'] = scoreClass(waf)
+  if (request.tlsVersion !== undefined) f['cf.tls_version'] = utf8Bytes(request.tlsVersion)
+
+  return {
+    fields: f,
+    ...(options.lists ? { lists: options.lists } : {}),
+    ...(options.warn ? { warn: options.warn } : {}),
+  }
+}
+
+function decodePercent(s: string): string {
+  return s.indexOf('%') < 0 ? s : urlDecode(s.replace(/\+/g, '%2B'))
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function describe(v: unknown): string {
+  if (v === null) return 'null'
+  if (Array.isArray(v)) return 'array'
+  if (v instanceof Map) return 'map'
+  if (v instanceof Uint8Array) return 'bytes'
+  return typeof v
+}
+
+function convert(type: Type, v: unknown, path: string): Value {
+  const bad = (): never => {
+    throw new TypeError(
+      `${path}: expected value of type ${typeDisplay(type)}, but got ${describe(v)}`,
+    )
+  }
+  if (type === 'Bytes') {
+    if (typeof v === 'string') return utf8Bytes(v)
+    if (v instanceof Uint8Array) return fromUint8Array(v)
+    return bad()
+  }
+  if (type === 'Int') {
+    if (typeof v === 'number' && Number.isInteger(v)) return v
+    if (typeof v === 'bigint') return Number(v)
+    return bad()
+  }
+  if (type === 'Bool') return typeof v === 'boolean' ? v : bad()
+  if (type === 'Ip') {
+    if (typeof v === 'string') return parseClientIp(v) ?? bad()
+    if (v && typeof v === 'object' && 'family' in v) return v as IpAddress
+    return bad()
+  }
+  if (isArray(type)) {
+    if (!Array.isArray(v)) return bad()
+    return v.map((item, i) => convert(type.of, item, `${path}[${i}]`))
+  }
+  if (isMap(type)) {
+    const entries: [string, unknown][] =
+      v instanceof Map
+        ? [...(v as Map<string, unknown>).entries()]
+        : v && typeof v === 'object'
+          ? Object.entries(v)
+          : bad()
+    return sortedMap(
+      entries.map(([k, item]) => [
+        utf8Bytes(k),
+        convert(type.of, item, `${path}[${JSON.stringify(k)}]`),
+      ]),
+    )
+  }
+  return bad()
+}
+
+export interface CreateContextOptions {
+  readonly scheme?: Scheme
+  readonly lists?: Readonly<Record<string, ListMatcher>>
+  readonly warn?: (message: string) => void
+}
+
+/**
+ * A context from plain values: text for Bytes fields (encoded as UTF-8), numbers, booleans, IP
+ * strings, arrays, and objects or Maps for Map fields. Throws TypeError for an unknown field or a
+ * value of the wrong type. `undefined` leaves a field missing.
+ */
+export function createContext(
+  values: Readonly<Record<string, unknown>>,
+  options: CreateContextOptions = {},
+): EvaluationContext {
+  const scheme = options.scheme ?? WAF_SCHEME
+  const fields: Record<string, Value | undefined> = {}
+  for (const [name, v] of Object.entries(values)) {
+    const def = scheme.fields.get(name)
+    if (!def) throw new TypeError(`unknown field ${name}`)
+    if (v !== undefined) fields[name] = convert(def.type, v, name)
+  }
+  return {
+    fields,
+    ...(options.lists ? { lists: options.lists } : {}),
+    ...(options.warn ? { warn: options.warn } : {}),
+  }
+}
+
+function parseListRange(item: string): IpRange {
+  const text = item.trim()
+  const dots = text.indexOf('..')
+  if (dots >= 0) {
+    const a = parseClientIp(text.slice(0, dots))
+    const b = parseClientIp(text.slice(dots + 2))
+    if (!a || !b || a.family !== b.family || a.n > b.n)
+      throw new TypeError(`invalid IP range ${JSON.stringify(item)}`)
+    return { start: a, end: b }
+  }
+  const slash = text.indexOf('/')
+  const addr = parseClientIp(slash < 0 ? text : text.slice(0, slash))
+  if (!addr) throw new TypeError(`invalid IP address ${JSON.stringify(item)}`)
+  if (slash < 0) return { start: addr, end: addr }
+  const bits = Number(text.slice(slash + 1))
+  const max = addr.family === 4 ? 32 : 128
+  if (!Number.isInteger(bits) || bits < 0 || bits > max)
+    throw new TypeError(`invalid prefix length in ${JSON.stringify(item)}`)
+  if (addr.family === 4) {
+    const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0
+    const start = (addr.n & mask) >>> 0
+    return { start: ipv4(start), end: ipv4((start | (~mask >>> 0)) >>> 0) }
+  }
+  const all = (1n << 128n) - 1n
+  const host = bits === 128 ? 0n : all >> BigInt(bits)
+  const start = addr.n & ~host & all
+  return { start: ipv6(start), end: ipv6(start | host) }
+}
+
+/**
+ * A list for `$name`: `ip` (addresses, CIDRs, `a..b` ranges), `bytes` (hostnames; `*.example.com`
+ * also matches subdomains; case-insensitive) or `int` (ASNs).
+ */
+export function createList(kind: ListKind, items: Iterable<string | number>): ListMatcher {
+  if (kind === 'ip') {
+    const set = new IpRangeSet([...items].map((i) => parseListRange(String(i))))
+    return { kind, has: (v) => set.has(v as IpAddress) }
+  }
+  if (kind === 'int') {
+    const set = new Set([...items].map((i) => Number(i)))
+    return { kind, has: (v) => set.has(v as number) }
+  }
+  const exact = new Set<string>()
+  const suffixes: string[] = []
+  for (const item of items) {
+    const host = asciiLower(utf8Bytes(String(item)))
+    if (host.startsWith('*.')) suffixes.push(host.slice(1))
+    else exact.add(host)
+  }
+  return {
+    kind,
+    has: (v) => {
+      const s = asciiLower(v as string)
+      return exact.has(s) || suffixes.some((suffix) => s.endsWith(suffix))
+    },
+  }
+}
