@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net'
 import type { Bridge } from '@shared/bridge'
 import { API_PREFIX, WORKBENCH_PREFIX, createApiServer, type ApiServer } from './api/server'
 import type { Credentials } from './api/auth'
+import { filterRoutes } from './api/routes/filters'
 import { historyRoutes } from './api/routes/history'
 import { zoneRoutes } from './api/routes/zones'
 import { createBridge } from './bridge'
@@ -53,6 +54,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   await Promise.all([objects.accounts.startAll(), objects.zones.startAll()])
   const server = createApiServer({ credentials: options.api.credentials })
   void server.register(zoneRoutes, { prefix: API_PREFIX, zones })
+  void server.register(filterRoutes, { prefix: API_PREFIX })
   void server.register(historyRoutes, { prefix: WORKBENCH_PREFIX, zones })
 
   let origin = ''

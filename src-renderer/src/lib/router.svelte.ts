@@ -1,6 +1,6 @@
 // Hash routing (Electron loads the page from file://, which has no history fallback).
 
-export const SCREENS = ['zones', 'history', 'objects', 'settings'] as const
+export const SCREENS = ['zones', 'expressions', 'history', 'objects', 'settings'] as const
 export type Screen = (typeof SCREENS)[number]
 
 function screenFromHash(): Screen {

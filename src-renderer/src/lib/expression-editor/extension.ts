@@ -8,11 +8,13 @@ import {
   type CompletionContext,
   type CompletionResult,
 } from '@codemirror/autocomplete'
+import { defaultKeymap, history, historyKeymap } from '@codemirror/commands'
 import { linter, type Diagnostic as LintDiagnostic } from '@codemirror/lint'
 import { RangeSetBuilder, type Extension } from '@codemirror/state'
 import {
   Decoration,
   EditorView,
+  keymap,
   placeholder as placeholderText,
   ViewPlugin,
   type DecorationSet,
@@ -155,6 +157,9 @@ const theme = EditorView.theme({
 export function expressionExtensions(options: ExpressionExtensionOptions = {}): Extension[] {
   const phase = options.phase
   const extensions: Extension[] = [
+    // Undo and redo, and the usual editing keys.
+    history(),
+    keymap.of([...defaultKeymap, ...historyKeymap]),
     highlighter,
     autocompletion({ override: [completionSource(phase)], activateOnTyping: true, icons: false }),
     linter(lintSource(phase), { delay: 120 }),
