@@ -16,7 +16,13 @@ import type {
 } from './ast'
 import { isLiteralNode, isLogicalNode } from './ast'
 import { ExpressionError, type ExpressionErrorCode } from './errors'
-import { paramErrorMessage, PHASE_CUSTOM, type FunctionParam, type UseSite } from './functions'
+import {
+  paramErrorCode,
+  paramErrorMessage,
+  PHASE_CUSTOM,
+  type FunctionParam,
+  type UseSite,
+} from './functions'
 import {
   indexAccessMessage,
   literalType,
@@ -240,13 +246,7 @@ class Checker {
         : { kind: 'Field', type }
       const problem = def.checkParam(i, param, params)
       if (problem) {
-        const code =
-          problem.kind === 'kind'
-            ? 'argument-kind'
-            : problem.kind === 'type'
-              ? 'argument-type'
-              : 'argument-value'
-        this.fail(code, paramErrorMessage(i, problem), arg.span)
+        this.fail(paramErrorCode(problem), paramErrorMessage(i, problem), arg.span)
       }
       params.push(param)
     })

@@ -33,6 +33,17 @@ export type ParamError =
   | { readonly kind: 'type'; readonly expected: readonly ExpectedType[]; readonly actual: Type }
   | { readonly kind: 'value'; readonly message: string }
 
+/** The error code of an argument a function refuses, by what is wrong with it. */
+export function paramErrorCode(
+  e: ParamError,
+): 'argument-kind' | 'argument-type' | 'argument-value' {
+  return e.kind === 'kind'
+    ? 'argument-kind'
+    : e.kind === 'type'
+      ? 'argument-type'
+      : 'argument-value'
+}
+
 export function paramErrorMessage(index: number, e: ParamError): string {
   switch (e.kind) {
     case 'kind':

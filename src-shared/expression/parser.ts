@@ -24,7 +24,7 @@ import type {
 import { bytesToTextStrict } from './bytes'
 import { ExpressionError } from './errors'
 import type { FunctionParam } from './functions'
-import { paramErrorMessage } from './functions'
+import { paramErrorCode, paramErrorMessage } from './functions'
 import {
   codeAt,
   eofError,
@@ -135,6 +135,11 @@ const COMPARISON_OPS: [string, CmpOp][] = [
 /** The spellings of every comparison operator, for tooling. */
 export const COMPARISON_OPERATOR_SPELLINGS: readonly string[] = COMPARISON_OPS.map(([s]) => s)
 export const LOGICAL_OPERATOR_SPELLINGS: readonly string[] = LOGICAL_OPS.map(([s]) => s)
+const isWord = (spelling: string) => /^[a-z_]+$/.test(spelling)
+/** The operators spelled as words (`and`, `eq`, `contains`, …), `not` included. */
+export const WORD_OPERATORS: ReadonlySet<string> = new Set(
+  [...LOGICAL_OPERATOR_SPELLINGS, ...COMPARISON_OPERATOR_SPELLINGS, 'not'].filter(isWord),
+)
 
 function span(start: number, end: number): Span {
   return { start, end }
@@ -213,24 +218,7 @@ function pushed<T>(items: readonly T[], item: T): readonly T[] {
 function unknownIdentifierHint(scheme: Scheme, name: string): string | undefined {
   if (name.length > 64) return undefined
   const lower = name.toLowerCase()
-  if (
-    [
-      'and',
-      'or',
-      'xor',
-      'not',
-      'eq',
-      'ne',
-      'lt',
-      'le',
-      'gt',
-      'ge',
-      'in',
-      'contains',
-      'matches',
-    ].includes(lower) &&
-    lower !== name
-  ) {
+  if (WORD_OPERATORS.has(lower) && lower !== name) {
     return `operators are lowercase: write "${lower}"`
   }
   let best: string | undefined
@@ -771,13 +759,7 @@ class Parser {
         : { kind: 'Field', type: arg.type }
       const problem = def.checkParam(index, param, params)
       if (problem) {
-        const code =
-          problem.kind === 'kind'
-            ? 'argument-kind'
-            : problem.kind === 'type'
-              ? 'argument-type'
-              : 'argument-value'
-        fail(code, paramErrorMessage(index, problem), p, arg.end)
+        fail(paramErrorCode(problem), paramErrorMessage(index, problem), p, arg.end)
       }
       if (index === 0) firstMapEach = arg.mapEach
       args.push(arg.node)

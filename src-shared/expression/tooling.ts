@@ -6,7 +6,7 @@
 import { compile, type CompileOptions } from './compiler'
 import { isExpressionError } from './errors'
 import { PHASE_CUSTOM } from './functions'
-import { parse } from './parser'
+import { LOGICAL_OPERATOR_SPELLINGS, parse, WORD_OPERATORS } from './parser'
 import { WAF_SCHEME, type Scheme } from './scheme'
 import { isArray, isMap, typeDisplay, type Type } from './types'
 
@@ -30,20 +30,10 @@ export interface Token {
   readonly text: string
 }
 
-const LOGICAL_WORDS = new Set(['and', 'or', 'xor', 'not'])
-const OPERATOR_WORDS = new Set([
-  'eq',
-  'ne',
-  'lt',
-  'le',
-  'gt',
-  'ge',
-  'in',
-  'contains',
-  'matches',
-  'wildcard',
-  'bitwise_and',
-])
+const LOGICAL_WORDS = new Set(
+  [...LOGICAL_OPERATOR_SPELLINGS, 'not'].filter((w) => WORD_OPERATORS.has(w)),
+)
+const OPERATOR_WORDS = new Set([...WORD_OPERATORS].filter((w) => !LOGICAL_WORDS.has(w)))
 const SYMBOLS: [string, TokenKind][] = [
   ['&&', 'keyword'],
   ['||', 'keyword'],
