@@ -8,6 +8,8 @@ if (file === undefined)
 const keysPerBatch = Number(keysArgument ?? 5)
 const storage = await openStorage(file, { backend: 'sql' })
 storage.sql.exec('CREATE TABLE IF NOT EXISTS batches (n INTEGER PRIMARY KEY)')
+// Ready means the table is durable: a kill right after must still find it.
+await storage.sync()
 process.stdout.write('ready\n')
 for (let batch = Number(firstBatchArgument ?? 0); ; batch++) {
   const entries: Record<string, number> = {}
