@@ -270,28 +270,9 @@ export class IpRangeSet {
   }
 
   has(ip: IpAddress): boolean {
-    if (ip.family === 4) {
-      const starts = this.v4Starts
-      const n = ip.n
-      let lo = 0
-      let hi = starts.length - 1
-      while (lo <= hi) {
-        const mid = (lo + hi) >> 1
-        if ((starts[mid] as number) <= n) lo = mid + 1
-        else hi = mid - 1
-      }
-      return hi >= 0 && n <= (this.v4Ends[hi] as number)
-    }
-    const starts = this.v6Starts
-    const n = ip.n
-    let lo = 0
-    let hi = starts.length - 1
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1
-      if ((starts[mid] as bigint) <= n) lo = mid + 1
-      else hi = mid - 1
-    }
-    return hi >= 0 && n <= (this.v6Ends[hi] as bigint)
+    return ip.family === 4
+      ? inRanges(this.v4Starts, this.v4Ends, ip.n)
+      : inRanges(this.v6Starts, this.v6Ends, ip.n)
   }
 }
 
@@ -313,4 +294,23 @@ function mergeBigints(sorted: [bigint, bigint][]): [bigint, bigint][] {
     else out.push([r[0], r[1]])
   }
   return out
+}
+
+/**
+ * Whether `n` falls in one of the sorted, non-overlapping ranges `[starts[i], ends[i]]`: a binary
+ * search for the last range starting at or below `n`.
+ */
+function inRanges<N extends number | bigint>(
+  starts: ArrayLike<N>,
+  ends: ArrayLike<N>,
+  n: N,
+): boolean {
+  let lo = 0
+  let hi = starts.length - 1
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1
+    if ((starts[mid] as N) <= n) lo = mid + 1
+    else hi = mid - 1
+  }
+  return hi >= 0 && n <= (ends[hi] as N)
 }
