@@ -1,14 +1,21 @@
 // The composition root: builds the whole service for a data dir, free of any Electron import so
 // that both shells (Electron and headless) and the tests run the very same thing.
 
+import { existsSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
-import type { Bridge } from '@shared/bridge'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { ApiAnswer, Bridge } from '@shared/bridge'
 import { API_PREFIX, WORKBENCH_PREFIX, createApiServer, type ApiServer } from './api/server'
 import type { Credentials } from './api/auth'
 import { filterRoutes } from './api/routes/filters'
+import { firewallRuleRoutes, firewallSettingsRoutes } from './api/routes/firewall-rules'
 import { historyRoutes } from './api/routes/history'
+import { rulesetRoutes } from './api/routes/rulesets'
 import { zoneRoutes } from './api/routes/zones'
 import { createBridge } from './bridge'
+import { ManagedCatalog, readCatalogFiles } from './zones/catalog'
+import { ZoneConfiguration } from './zones/configuration'
 import { importAccountDatabase } from './zones/import-account-db'
 import { ObjectInspector } from './zones/inspector'
 import { openZoneObjects, ZoneRegistry } from './zones/registry'
@@ -25,6 +32,8 @@ export interface ServiceOptions {
     port?: number
   }
   shell: 'electron' | 'headless'
+  /** the folder holding managed-rulesets/ (found next to the code when not given) */
+  resourcesDir?: string
   now?: () => number
 }
 
@@ -40,6 +49,21 @@ export interface Service {
   close(): Promise<void>
 }
 
+/**
+ * The `resources/` folder that ships with the code: the nearest one above this module, which is
+ * the repository's whether this runs from src-main/ (tests) or from the build in out/main/.
+ */
+function findResourcesDir(): string {
+  let dir = dirname(fileURLToPath(import.meta.url))
+  for (;;) {
+    const candidate = join(dir, 'resources')
+    if (existsSync(join(candidate, 'managed-rulesets', 'index.json'))) return candidate
+    const parent = dirname(dir)
+    if (parent === dir) throw new Error('The resources/ folder (managed rulesets) was not found')
+    dir = parent
+  }
+}
+
 const LOOPBACK_ADDRESSES = new Set(['127.0.0.1', '::1', 'localhost'])
 
 export async function createService(options: ServiceOptions): Promise<Service> {
@@ -52,15 +76,47 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   await importAccountDatabase(options.dataDir, zones)
   // Alarms that fell due while the application was closed run now.
   await Promise.all([objects.accounts.startAll(), objects.zones.startAll()])
+  const catalog = new ManagedCatalog(
+    await zones.installCatalog(readCatalogFiles(options.resourcesDir ?? findResourcesDir())),
+  )
+  const configuration = new ZoneConfiguration(zones, catalog, options.now)
   const server = createApiServer({ credentials: options.api.credentials })
   void server.register(zoneRoutes, { prefix: API_PREFIX, zones })
-  void server.register(filterRoutes, { prefix: API_PREFIX })
+  void server.register(filterRoutes, { prefix: API_PREFIX, configuration })
+  void server.register(firewallRuleRoutes, { prefix: API_PREFIX, configuration })
+  void server.register(rulesetRoutes, {
+    prefix: `${API_PREFIX}/zones/:zone_id`,
+    configuration,
+    owner: 'zone',
+  })
+  void server.register(rulesetRoutes, {
+    prefix: `${API_PREFIX}/accounts/:account_id`,
+    configuration,
+    owner: 'account',
+  })
   void server.register(historyRoutes, { prefix: WORKBENCH_PREFIX, zones })
+  void server.register(firewallSettingsRoutes, { prefix: WORKBENCH_PREFIX, configuration })
 
   let origin = ''
   const apiBaseUrl = () => `${origin}${API_PREFIX}`
   const bridge = createBridge({
     zones,
+    callApi: async ({ method, path, body }) => {
+      const response = await server.inject({
+        method,
+        url: path,
+        headers: {
+          host: '127.0.0.1',
+          authorization: `Bearer ${options.api.credentials.apiToken}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+      })
+      return {
+        status: response.statusCode,
+        body: response.body === '' ? null : (response.json() as ApiAnswer['body']),
+      }
+    },
     inspector: new ObjectInspector(objects),
     serviceInfo: () => ({
       apiBaseUrl: apiBaseUrl(),

@@ -5,6 +5,7 @@
 // schema here: the renderer is untrusted.
 
 import { Type, type Static, type TSchema } from 'typebox'
+import type { Envelope } from './api/envelope'
 import { ZONE_PLANS, ZoneCreateBody, type Zone } from './api/zones'
 
 export interface ServiceInfo {
@@ -57,6 +58,15 @@ export interface ObjectQueryResult {
   truncated: boolean
 }
 
+/** What `callApi` answers: the HTTP status and the envelope, exactly as the API sent them. */
+export interface ApiAnswer {
+  status: number
+  /** null for the API's empty answers (204) */
+  body: Envelope<unknown> | null
+}
+
+export const API_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
+
 export interface ZonePage {
   zones: Zone[]
   total: number
@@ -97,6 +107,15 @@ export const BRIDGE_INPUTS = {
     ...ObjectRef.properties,
     query: Type.String({ minLength: 1, maxLength: 100_000 }),
   }),
+  /**
+   * One request to the loopback API (the vendor's routes or the workbench's own), through the very
+   * handlers, validation and errors an SDK meets: the screens change a zone the way scripts do.
+   */
+  callApi: Type.Object({
+    method: Type.Enum(API_METHODS),
+    path: Type.String({ pattern: '^/(?:client/v4/|workbench/v1/(?!bridge/))' }),
+    body: Type.Optional(Type.Unknown()),
+  }),
 } satisfies Record<string, TSchema>
 
 export interface BridgeOutputs {
@@ -112,6 +131,7 @@ export interface BridgeOutputs {
   objectDetails: ObjectDetails
   objectKeys: ObjectKeyEntry[]
   queryObject: ObjectQueryResult
+  callApi: ApiAnswer
 }
 
 export type BridgeOperation = keyof typeof BRIDGE_INPUTS & keyof BridgeOutputs

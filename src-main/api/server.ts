@@ -74,7 +74,13 @@ function toApiError(error: FastifyError): ApiError {
         (v) => `${error.validationContext ?? 'body'}${v.instancePath} ${v.message ?? 'is invalid'}`,
       )
       .join('; ')
-    return badRequest(1001, `Invalid request: ${detail}`)
+    const [first] = error.validation
+    // Body faults point into the body, as the vendor's Rulesets API reports them.
+    const pointer =
+      error.validationContext === 'body' && first !== undefined
+        ? { source: { pointer: first.instancePath || '/' } }
+        : undefined
+    return badRequest(1001, `Invalid request: ${detail}`, pointer)
   }
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':

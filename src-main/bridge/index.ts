@@ -4,7 +4,14 @@
 
 import { Value } from 'typebox/value'
 import { ApiError, badRequest } from '@shared/api/errors'
-import { BRIDGE_INPUTS, isBridgeOperation, type Bridge, type ServiceInfo } from '@shared/bridge'
+import {
+  BRIDGE_INPUTS,
+  isBridgeOperation,
+  type ApiAnswer,
+  type Bridge,
+  type BridgeInput,
+  type ServiceInfo,
+} from '@shared/bridge'
 import type { ObjectInspector } from '../zones/inspector'
 import type { ZoneRegistry } from '../zones/registry'
 
@@ -12,9 +19,16 @@ export interface BridgeDependencies {
   zones: ZoneRegistry
   inspector: ObjectInspector
   serviceInfo: () => ServiceInfo
+  /** Runs one request through the loopback API's own handlers, with the service's credentials. */
+  callApi: (request: BridgeInput<'callApi'>) => Promise<ApiAnswer>
 }
 
-export function createBridge({ zones, inspector, serviceInfo }: BridgeDependencies): Bridge {
+export function createBridge({
+  zones,
+  inspector,
+  serviceInfo,
+  callApi,
+}: BridgeDependencies): Bridge {
   return {
     serviceInfo: async () => serviceInfo(),
     listZones: async ({ name, page = 1, perPage = 50 }) => zones.list({ name, page, perPage }),
@@ -33,6 +47,7 @@ export function createBridge({ zones, inspector, serviceInfo }: BridgeDependenci
       const { restored, undo } = await zones.restore(zoneId, bookmark)
       return { restored, undoBookmark: undo }
     },
+    callApi,
   }
 }
 

@@ -3,10 +3,15 @@
 // and lists need not open every zone.
 
 import type { ObjectContext } from '../objects'
-import { migrateSchema } from './zone-object'
+import type { ManagedRuleset } from './catalog'
+import { RULESET_SCHEMA, RulesetStore } from './rulesets/store'
+import { migrateSchema, transact } from './zone-object'
 
 const SCHEMA: readonly string[] = [
   `CREATE TABLE zones (id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_on TEXT NOT NULL)`,
+  `CREATE TABLE managed_rulesets (
+     id TEXT NOT NULL, version TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (id, version))`,
+  ...RULESET_SCHEMA,
 ]
 
 export interface ZoneIndexEntry {
@@ -15,8 +20,51 @@ export interface ZoneIndexEntry {
 }
 
 export class AccountObject {
+  /** The account's own rulesets (its `root` entry points and custom rulesets). */
+  readonly rulesets: RulesetStore
+
   constructor(private readonly ctx: ObjectContext) {
     migrateSchema(ctx, SCHEMA)
+    this.rulesets = new RulesetStore(ctx)
+  }
+
+  change<R>(work: () => R, options: { dryRun?: boolean } = {}): R {
+    return transact(this.ctx, work, options)
+  }
+
+  describe(note: string): void {
+    this.ctx.storage.describeChange(note)
+  }
+
+  /**
+   * Installs the catalog versions the account does not have yet (older versions stay, for the
+   * deployments pinned to them) and answers every version installed.
+   */
+  installManagedRulesets(rulesets: readonly ManagedRuleset[]): ManagedRuleset[] {
+    const sql = this.ctx.storage.sql
+    const missing = rulesets.filter(
+      (r) =>
+        sql
+          .exec('SELECT 1 FROM managed_rulesets WHERE id = ? AND version = ?', r.id, r.version)
+          .toArray().length === 0,
+    )
+    if (missing.length > 0) {
+      this.describe(
+        `Managed rulesets installed: ${missing.map((r) => `${r.name} version ${r.version}`).join(', ')}`,
+      )
+      for (const r of missing) {
+        sql.exec(
+          'INSERT INTO managed_rulesets VALUES (?, ?, ?)',
+          r.id,
+          r.version,
+          JSON.stringify(r),
+        )
+      }
+    }
+    return sql
+      .exec('SELECT body FROM managed_rulesets')
+      .toArray()
+      .map((row) => JSON.parse(String(row.body)) as ManagedRuleset)
   }
 
   list(query: { name?: string; offset: number; limit: number }): { ids: string[]; total: number } {

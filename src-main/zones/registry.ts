@@ -16,6 +16,7 @@ import {
 import { ObjectNamespace, type Clock } from '../objects'
 import type { HistoryEntry } from '@shared/bridge'
 import { AccountObject } from './account-object'
+import type { ManagedRuleset } from './catalog'
 import { planInfo, resolvePlan } from './plans'
 import { ZoneObject, type ZoneRecord } from './zone-object'
 
@@ -66,6 +67,17 @@ export class ZoneRegistry {
 
   private account<R>(work: (account: AccountObject) => R): Promise<Awaited<R>> {
     return this.objects.accounts.call(this.objects.accounts.idFromName(ACCOUNT.id), work)
+  }
+
+  /** Runs `work` in the account's object; the vendor's 7003 for an id that is not the account's. */
+  inAccount<R>(id: string, work: (account: AccountObject) => R): Promise<Awaited<R>> {
+    if (id !== ACCOUNT.id) throw couldNotRoute(`/accounts/${id}`)
+    return this.account(work)
+  }
+
+  /** Installs the managed-ruleset catalog into the account; answers every version it holds. */
+  installCatalog(rulesets: readonly ManagedRuleset[]): Promise<ManagedRuleset[]> {
+    return this.account((a) => a.installManagedRulesets(rulesets))
   }
 
   /** Runs `work` in the zone's object; the vendor's 7003 for an id that names no zone. */

@@ -4,6 +4,9 @@
 import type { ObjectContext } from '../objects'
 import { isOriginBookmark, type HistoryPoint } from '../storage'
 import type { WafProduct, ZonePlan, ZoneType } from '@shared/api/zones'
+import { FirewallStore, FIREWALL_SCHEMA } from './firewall/store'
+import { RefusedAfterWrite } from './problems'
+import { RULESET_SCHEMA, RulesetStore } from './rulesets/store'
 
 /** The zone's own settings, one row of the `zone` table. */
 export interface ZoneRecord {
@@ -25,6 +28,8 @@ const SCHEMA: readonly string[] = [
      id TEXT PRIMARY KEY, name TEXT NOT NULL, type TEXT NOT NULL, plan TEXT NOT NULL,
      waf_product TEXT NOT NULL, paused INTEGER NOT NULL, created_on TEXT NOT NULL,
      modified_on TEXT NOT NULL)`,
+  ...RULESET_SCHEMA,
+  ...FIREWALL_SCHEMA,
 ]
 
 /** Brings an object's SQL schema up to date; the steps run in the object's implicit transaction. */
@@ -40,6 +45,39 @@ export function migrateSchema(ctx: ObjectContext, steps: readonly string[]): voi
       steps.length,
     )
   }
+}
+
+const DRY_RUN = Symbol('dry run')
+
+/**
+ * Runs one change of an object's configuration as a single atomic write: everything `work`
+ * writes commits together, or (when it throws) nothing does. With `dryRun`, `work` runs to the
+ * end, its answer is kept and its writes are rolled back. A RefusedAfterWrite commits what was
+ * written and then refuses.
+ */
+export function transact<R>(
+  ctx: ObjectContext,
+  work: () => R,
+  options: { dryRun?: boolean } = {},
+): R {
+  let answer: { value: R } | undefined
+  let refusal: RefusedAfterWrite | undefined
+  try {
+    ctx.storage.transactionSync(() => {
+      try {
+        answer = { value: work() }
+      } catch (error) {
+        if (!(error instanceof RefusedAfterWrite) || options.dryRun) throw error
+        refusal = error
+        return
+      }
+      if (options.dryRun) throw DRY_RUN
+    })
+  } catch (error) {
+    if (error !== DRY_RUN) throw error
+  }
+  if (refusal !== undefined) throw refusal.error
+  return answer!.value
 }
 
 const SETTING_LABELS: Partial<Record<keyof ZoneRecord, string>> = {
@@ -59,7 +97,12 @@ function describeSettingsChange(before: ZoneRecord, after: ZoneRecord): string {
 }
 
 export class ZoneObject {
+  readonly rulesets: RulesetStore
+  readonly firewall: FirewallStore
+
   constructor(private readonly ctx: ObjectContext) {
+    this.rulesets = new RulesetStore(ctx)
+    this.firewall = new FirewallStore(ctx)
     // A new zone's schema is written together with its record (initialize), so that the first
     // point in its history is the zone as created, never an empty shell.
     if (this.exists()) migrateSchema(ctx, SCHEMA)
@@ -111,6 +154,16 @@ export class ZoneObject {
       next.modified_on,
     )
     return next
+  }
+
+  /** Runs one configuration change atomically (see transact). */
+  change<R>(work: () => R, options: { dryRun?: boolean } = {}): R {
+    return transact(this.ctx, work, options)
+  }
+
+  /** Says what the change being written does, for the zone's history. */
+  describe(note: string): void {
+    this.ctx.storage.describeChange(note)
   }
 
   /** Points in the zone's history, newest first, from the zone's creation on. */

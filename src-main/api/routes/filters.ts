@@ -1,12 +1,15 @@
-// /client/v4/filters: the Filters API. So far its expression check, `validate-expr`, which is not
-// zone-scoped and answers as the vendor does: 200 either way; an invalid expression gets
-// `success: false`, `messages: null` and errors without codes, whose message is the three-line
-// caret form (Filter parsing error, the expression in backticks, carets under the bad token).
+// The Filters API: /client/v4/zones/:zone_id/filters (array bodies, all or nothing), and the
+// expression check /client/v4/filters/validate-expr, which is not zone-scoped and answers as the
+// vendor does: 200 either way; an invalid expression gets `success: false`, `messages: null` and
+// errors without codes, whose message is the three-line caret form (Filter parsing error, the
+// expression in backticks, carets under the bad token).
 
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import { FilterBulkUpdate, FilterCreate, FilterUpdate } from '@shared/api/firewall'
 import { compile, ExpressionError, formatValidateExprError } from '@shared/expression'
-import { ok } from '../envelope'
+import type { ZoneConfiguration } from '../../zones/configuration'
+import { ok, pageOf, pageQuery, paged } from '../envelope'
 
 const Expression = Type.Object({ expression: Type.String() })
 
@@ -25,7 +28,83 @@ function validateExpression(expression: string) {
   }
 }
 
-export const filterRoutes: FastifyPluginAsyncTypebox = async (app) => {
+const PER_PAGE = { default: 25, minimum: 5, maximum: 100 }
+const ZoneParams = Type.Object({ zone_id: Type.String() })
+const FilterParams = Type.Object({ zone_id: Type.String(), filter_id: Type.String() })
+const ListQuery = Type.Object({
+  id: Type.Optional(Type.Array(Type.String())),
+  paused: Type.Optional(Type.Boolean()),
+  expression: Type.Optional(Type.String()),
+  description: Type.Optional(Type.String()),
+  ref: Type.Optional(Type.String()),
+  ...pageQuery(PER_PAGE),
+})
+const IdsQuery = Type.Object({ id: Type.Optional(Type.Array(Type.String())) })
+
+export const filterRoutes: FastifyPluginAsyncTypebox<{ configuration: ZoneConfiguration }> = async (
+  app,
+  { configuration },
+) => {
+  const inZone = configuration.firewall.bind(configuration)
+
+  app.get(
+    '/zones/:zone_id/filters',
+    { schema: { params: ZoneParams, querystring: ListQuery } },
+    async (request) => {
+      const { page: _page, per_page: _perPage, ...query } = request.query
+      const page = pageOf(request.query, PER_PAGE.default)
+      const filters = await inZone(request.params.zone_id, (f) => f.listFilters(query))
+      const start = (page.page - 1) * page.perPage
+      return paged(filters.slice(start, start + page.perPage), filters.length, page)
+    },
+  )
+
+  app.post(
+    '/zones/:zone_id/filters',
+    { schema: { params: ZoneParams, body: Type.Array(FilterCreate) } },
+    async (request) =>
+      ok(await inZone(request.params.zone_id, (f) => f.createFilters(request.body))),
+  )
+
+  app.put(
+    '/zones/:zone_id/filters',
+    { schema: { params: ZoneParams, body: Type.Array(FilterBulkUpdate) } },
+    async (request) =>
+      ok(await inZone(request.params.zone_id, (f) => f.updateFilters(request.body))),
+  )
+
+  app.delete(
+    '/zones/:zone_id/filters',
+    { schema: { params: ZoneParams, querystring: IdsQuery } },
+    async (request) =>
+      ok(await inZone(request.params.zone_id, (f) => f.deleteFilters(request.query.id ?? []))),
+  )
+
+  app.get(
+    '/zones/:zone_id/filters/:filter_id',
+    { schema: { params: FilterParams } },
+    async (request) =>
+      ok(await inZone(request.params.zone_id, (f) => f.getFilter(request.params.filter_id))),
+  )
+
+  app.put(
+    '/zones/:zone_id/filters/:filter_id',
+    { schema: { params: FilterParams, body: FilterUpdate } },
+    async (request) =>
+      ok(
+        await inZone(request.params.zone_id, (f) =>
+          f.updateFilter(request.params.filter_id, request.body),
+        ),
+      ),
+  )
+
+  app.delete(
+    '/zones/:zone_id/filters/:filter_id',
+    { schema: { params: FilterParams } },
+    async (request) =>
+      ok(await inZone(request.params.zone_id, (f) => f.deleteFilter(request.params.filter_id))),
+  )
+
   app.get('/filters/validate-expr', { schema: { querystring: Expression } }, async (request) =>
     validateExpression(request.query.expression),
   )

@@ -1,0 +1,93 @@
+// The managed-ruleset catalog: the vendor's pre-built rulesets, shipped in
+// resources/managed-rulesets/ and installed into the account object at start. Every version ever
+// installed is kept, so a deployment pinned to `action_parameters.version` keeps resolving after
+// a newer catalog arrives; `latest` means the highest version.
+//
+// The rules' expressions are ours and stay inside the service: the API shows managed rules
+// without them, as the vendor does (publicView).
+
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Rule, Ruleset } from '@shared/api/rulesets'
+
+/** A managed rule as the catalog holds it: with its expression and, for scoring rules, its score. */
+export interface CatalogRule extends Rule {
+  expression: string
+  /** what a matching `score` rule adds to the request's anomaly score */
+  score?: number
+}
+
+export interface ManagedRuleset extends Ruleset {
+  rules: CatalogRule[]
+}
+
+const MANAGED_SOURCE = 'firewall_managed'
+
+/** Reads the catalog files named by `<resourcesDir>/managed-rulesets/index.json`. */
+export function readCatalogFiles(resourcesDir: string): ManagedRuleset[] {
+  const dir = join(resourcesDir, 'managed-rulesets')
+  const index = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8')) as { rulesets: string[] }
+  return index.rulesets.map((file) => {
+    const ruleset = JSON.parse(readFileSync(join(dir, file), 'utf8')) as ManagedRuleset
+    return {
+      ...ruleset,
+      source: MANAGED_SOURCE,
+      rules: ruleset.rules.map((rule) => ({
+        ...rule,
+        ref: rule.ref ?? rule.id,
+        last_updated: rule.last_updated ?? ruleset.last_updated,
+      })),
+    }
+  })
+}
+
+export class ManagedCatalog {
+  private readonly byId = new Map<string, ManagedRuleset[]>()
+
+  /** `versions`: every installed version of every managed ruleset, in any order. */
+  constructor(versions: readonly ManagedRuleset[]) {
+    for (const ruleset of versions) {
+      const list = this.byId.get(ruleset.id) ?? []
+      list.push(ruleset)
+      this.byId.set(ruleset.id, list)
+    }
+    for (const list of this.byId.values())
+      list.sort((a, b) => Number(a.version) - Number(b.version))
+  }
+
+  has(id: string): boolean {
+    return this.byId.has(id)
+  }
+
+  /** The latest version of every managed ruleset. */
+  latest(): ManagedRuleset[] {
+    return [...this.byId.values()].map((list) => list[list.length - 1]!)
+  }
+
+  /** `version` undefined or `latest` for the newest. */
+  resolve(id: string, version?: string): ManagedRuleset | undefined {
+    const list = this.byId.get(id)
+    if (list === undefined) return undefined
+    if (version === undefined || version === 'latest') return list[list.length - 1]
+    return list.find((ruleset) => ruleset.version === version)
+  }
+
+  versions(id: string): ManagedRuleset[] {
+    return this.byId.get(id) ?? []
+  }
+}
+
+/**
+ * A managed ruleset as the API shows it: the rules keep their tags but not their expressions
+ * (nor the credential expressions of the exposed-credentials rules). A scoring rule shows its
+ * score the way the vendor's schema shapes a `score` rule, as `action_parameters.increment`.
+ */
+export function publicView(ruleset: ManagedRuleset): Ruleset {
+  return {
+    ...ruleset,
+    rules: ruleset.rules.map(
+      ({ expression: _expression, exposed_credential_check: _check, score, ...rule }) =>
+        score === undefined ? rule : { ...rule, action_parameters: { increment: score } },
+    ),
+  }
+}

@@ -1,0 +1,93 @@
+// The loopback API as the screens use it: the bridge's `callApi` carries each request through
+// the API's own handlers, so a screen's change is validated, stored and refused exactly as a
+// script's would be. A refusal throws ApiCallError with the API's messages (and their pointers).
+
+import type { ApiMessage, ResultInfo } from '@shared/api/envelope'
+import { bridge } from './bridge'
+
+export class ApiCallError extends Error {
+  constructor(
+    readonly status: number,
+    readonly errors: ApiMessage[],
+  ) {
+    super(errors.map((e) => e.message).join('\n') || `The API answered ${status}`)
+    this.name = 'ApiCallError'
+  }
+}
+
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+
+/** `result_info` of a cursor-paginated list (the Rulesets API's). */
+interface CursorInfo {
+  cursor?: string
+  cursors?: { after?: string }
+}
+
+async function request<T>(
+  method: Method,
+  path: string,
+  body?: unknown,
+): Promise<{ result: T; resultInfo?: ResultInfo & CursorInfo }> {
+  const answer = await bridge.callApi({ method, path, body })
+  if (answer.body === null) return { result: null as T }
+  if (!answer.body.success) {
+    throw new ApiCallError(answer.status, answer.body.errors ?? [])
+  }
+  return { result: answer.body.result as T, resultInfo: answer.body.result_info }
+}
+
+/** The vendor's API under /client/v4; paths are given without that prefix. */
+export const api = {
+  get: async <T>(path: string): Promise<T> => (await request<T>('GET', `/client/v4${path}`)).result,
+  /** A page of a paginated list with its `result_info`. */
+  page: <T>(path: string) => request<T[]>('GET', `/client/v4${path}`),
+  post: async <T>(path: string, body: unknown): Promise<T> =>
+    (await request<T>('POST', `/client/v4${path}`, body)).result,
+  put: async <T>(path: string, body: unknown): Promise<T> =>
+    (await request<T>('PUT', `/client/v4${path}`, body)).result,
+  patch: async <T>(path: string, body: unknown): Promise<T> =>
+    (await request<T>('PATCH', `/client/v4${path}`, body)).result,
+  delete: async <T>(path: string, body?: unknown): Promise<T> =>
+    (await request<T>('DELETE', `/client/v4${path}`, body)).result,
+}
+
+/** The workbench's own routes under /workbench/v1; paths are given without that prefix. */
+export const workbenchApi = {
+  get: async <T>(path: string): Promise<T> =>
+    (await request<T>('GET', `/workbench/v1${path}`)).result,
+  patch: async <T>(path: string, body: unknown): Promise<T> =>
+    (await request<T>('PATCH', `/workbench/v1${path}`, body)).result,
+}
+
+/** Every item of a page-numbered list, page by page. */
+export async function allPages<T>(path: string, perPage = 100): Promise<T[]> {
+  const items: T[] = []
+  const separator = path.includes('?') ? '&' : '?'
+  for (let page = 1; ; page++) {
+    const { result } = await api.page<T>(`${path}${separator}page=${page}&per_page=${perPage}`)
+    items.push(...result)
+    if (result.length < perPage) return items
+  }
+}
+
+/** Every item of a cursor-paginated list (the Rulesets API's), following `result_info.cursor`. */
+export async function allCursorPages<T>(path: string, perPage = 50): Promise<T[]> {
+  const items: T[] = []
+  const separator = path.includes('?') ? '&' : '?'
+  let cursor: string | undefined
+  do {
+    const after = cursor === undefined ? '' : `&cursor=${encodeURIComponent(cursor)}`
+    const { result, resultInfo } = await api.page<T>(
+      `${path}${separator}per_page=${perPage}${after}`,
+    )
+    items.push(...result)
+    cursor = resultInfo?.cursor ?? resultInfo?.cursors?.after
+  } while (cursor)
+  return items
+}
+
+/** The API's messages for a refusal, or one message for any other failure. */
+export function errorMessages(error: unknown): ApiMessage[] {
+  if (error instanceof ApiCallError && error.errors.length > 0) return error.errors
+  return [{ code: 0, message: error instanceof Error ? error.message : String(error) }]
+}
