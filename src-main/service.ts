@@ -12,10 +12,13 @@ import { filterRoutes } from './api/routes/filters'
 import { firewallRuleRoutes, firewallSettingsRoutes } from './api/routes/firewall-rules'
 import { historyRoutes } from './api/routes/history'
 import { rulesetRoutes } from './api/routes/rulesets'
+import { simulationRoutes } from './api/routes/simulate'
 import { zoneRoutes } from './api/routes/zones'
 import { createBridge } from './bridge'
 import { ManagedCatalog, readCatalogFiles } from './zones/catalog'
 import { ZoneConfiguration } from './zones/configuration'
+import { importSampleCredentials } from './zones/credentials'
+import { Simulator } from './zones/simulator'
 import { importAccountDatabase } from './zones/import-account-db'
 import { ObjectInspector } from './zones/inspector'
 import { openZoneObjects, ZoneRegistry } from './zones/registry'
@@ -76,10 +79,11 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   await importAccountDatabase(options.dataDir, zones)
   // Alarms that fell due while the application was closed run now.
   await Promise.all([objects.accounts.startAll(), objects.zones.startAll()])
-  const catalog = new ManagedCatalog(
-    await zones.installCatalog(readCatalogFiles(options.resourcesDir ?? findResourcesDir())),
-  )
+  const resourcesDir = options.resourcesDir ?? findResourcesDir()
+  const catalog = new ManagedCatalog(await zones.installCatalog(readCatalogFiles(resourcesDir)))
+  await importSampleCredentials(objects.credentials, resourcesDir)
   const configuration = new ZoneConfiguration(zones, catalog, options.now)
+  const simulator = new Simulator(zones, catalog, objects.credentials, options.now)
   const server = createApiServer({ credentials: options.api.credentials })
   void server.register(zoneRoutes, { prefix: API_PREFIX, zones })
   void server.register(filterRoutes, { prefix: API_PREFIX, configuration })
@@ -96,6 +100,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   })
   void server.register(historyRoutes, { prefix: WORKBENCH_PREFIX, zones })
   void server.register(firewallSettingsRoutes, { prefix: WORKBENCH_PREFIX, configuration })
+  void server.register(simulationRoutes, { prefix: WORKBENCH_PREFIX, simulator, zones })
 
   let origin = ''
   const apiBaseUrl = () => `${origin}${API_PREFIX}`

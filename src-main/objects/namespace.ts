@@ -14,6 +14,11 @@ export interface NamespaceOptions<Env, Instance> {
   env: Env
   /** 'sql' (default) or 'kv'. */
   backend?: Backend
+  /**
+   * Keep point-in-time history (default true). Off for objects that hold bulk reference data
+   * rather than configuration, whose every import would otherwise be archived.
+   */
+  history?: boolean
   clock?: Clock
   /** Source of alarm-retry jitter, in [0, 1). */
   random?: () => number
@@ -104,6 +109,7 @@ export class ObjectNamespace<Env, Instance> {
         file: this.fileOf(id),
         id,
         backend: this.options.backend ?? 'sql',
+        history: this.options.history ?? true,
         objectClass: this.options.objectClass,
         env: this.options.env,
         clock: this.options.clock ?? systemClock,

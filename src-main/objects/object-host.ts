@@ -38,6 +38,7 @@ export interface HostOptions<Env, Instance> {
   file: string
   id: ObjectId
   backend: Backend
+  history: boolean
   objectClass: ObjectClass<Env, Instance>
   env: Env
   clock: Clock
@@ -66,6 +67,7 @@ export class ObjectHost<Env, Instance> {
   async start(): Promise<void> {
     const storage = await openStorage(this.options.file, {
       backend: this.options.backend,
+      history: this.options.history,
       now: () => this.options.clock.now(),
       runtime: {
         inputGate: this.inputGate,

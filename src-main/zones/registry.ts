@@ -17,6 +17,7 @@ import { ObjectNamespace, type Clock } from '../objects'
 import type { HistoryEntry } from '@shared/bridge'
 import { AccountObject } from './account-object'
 import type { ManagedRuleset } from './catalog'
+import { CredentialsObject } from './credentials'
 import { planInfo, resolvePlan } from './plans'
 import { ZoneObject, type ZoneRecord } from './zone-object'
 
@@ -38,6 +39,8 @@ export interface ZoneQuery {
 export interface ZoneObjects {
   accounts: ObjectNamespace<undefined, AccountObject>
   zones: ObjectNamespace<undefined, ZoneObject>
+  /** the leaked-credential database (reference data: no history) */
+  credentials: ObjectNamespace<undefined, CredentialsObject>
 }
 
 /** The object namespaces of a data dir: `<dataDir>/objects/account/` and `<dataDir>/objects/zone/`. */
@@ -55,6 +58,13 @@ export function openZoneObjects(dataDir: string, clock?: Clock): ZoneObjects {
       objectClass: ZoneObject,
       env: undefined,
       clock,
+    }),
+    credentials: new ObjectNamespace({
+      directory: directory('credentials'),
+      objectClass: CredentialsObject,
+      env: undefined,
+      clock,
+      history: false,
     }),
   }
 }
@@ -251,7 +261,11 @@ export class ZoneRegistry {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.objects.zones.close(), this.objects.accounts.close()])
+    await Promise.all([
+      this.objects.zones.close(),
+      this.objects.accounts.close(),
+      this.objects.credentials.close(),
+    ])
   }
 }
 

@@ -1,9 +1,10 @@
 // A zone as a stateful object: everything the zone holds lives in its own storage (SQL backend),
 // so its whole configuration has one history that can be listed and restored.
 
-import type { ObjectContext } from '../objects'
+import type { AlarmInvocationInfo, ObjectContext } from '../objects'
 import { isOriginBookmark, type HistoryPoint } from '../storage'
 import type { WafProduct, ZonePlan, ZoneType } from '@shared/api/zones'
+import { EVENTS_NOTE, EVENTS_SCHEMA, EventStore } from './events'
 import { FirewallStore, FIREWALL_SCHEMA } from './firewall/store'
 import { RefusedAfterWrite } from './problems'
 import { RULESET_SCHEMA, RulesetStore } from './rulesets/store'
@@ -30,6 +31,7 @@ const SCHEMA: readonly string[] = [
      modified_on TEXT NOT NULL)`,
   ...RULESET_SCHEMA,
   ...FIREWALL_SCHEMA,
+  ...EVENTS_SCHEMA,
 ]
 
 /** Brings an object's SQL schema up to date; the steps run in the object's implicit transaction. */
@@ -99,10 +101,12 @@ function describeSettingsChange(before: ZoneRecord, after: ZoneRecord): string {
 export class ZoneObject {
   readonly rulesets: RulesetStore
   readonly firewall: FirewallStore
+  readonly events: EventStore
 
   constructor(private readonly ctx: ObjectContext) {
     this.rulesets = new RulesetStore(ctx)
     this.firewall = new FirewallStore(ctx)
+    this.events = new EventStore(ctx)
     // A new zone's schema is written together with its record (initialize), so that the first
     // point in its history is the zone as created, never an empty shell.
     if (this.exists()) migrateSchema(ctx, SCHEMA)
@@ -166,12 +170,25 @@ export class ZoneObject {
     this.ctx.storage.describeChange(note)
   }
 
-  /** Points in the zone's history, newest first, from the zone's creation on. */
+  /** Records security events (kept out of the zone's timeline of configuration changes). */
+  recordEvents(events: Parameters<EventStore['record']>[0]): void {
+    if (events.length === 0) return
+    this.describe(EVENTS_NOTE)
+    this.events.record(events)
+  }
+
+  /** The zone's one alarm: pruning security events past their retention. */
+  async alarm(info: AlarmInvocationInfo): Promise<void> {
+    const next = this.events.prune(info.scheduledTime)
+    if (next !== null) await this.ctx.storage.setAlarm(next)
+  }
+
+  /** Points in the zone's history of configuration changes, newest first, from its creation on. */
   history(options: { limit?: number; before?: string }): HistoryPoint[] {
     // The origin point is the object's empty file, from before the zone was written into it.
     return this.ctx.storage
       .listHistory(options)
-      .filter((point) => !isOriginBookmark(point.bookmark))
+      .filter((point) => !isOriginBookmark(point.bookmark) && point.note !== EVENTS_NOTE)
   }
 
   /**

@@ -1,0 +1,241 @@
+// /workbench/v1/zones/:zone_id/{simulate,replay,events}: what the zone would do to a request,
+// what it would have done to recorded traffic, and the security events both leave behind.
+// Replay takes NDJSON (one request description per line) or a HAR file; with `?stream=true` it
+// answers NDJSON progress lines and then the envelope, so a long replay shows its progress.
+
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { Value } from 'typebox/value'
+import { badRequest } from '@shared/api/errors'
+import { SimulatedRequest } from '@shared/api/simulate'
+import type { Simulation, Simulator } from '../../zones/simulator'
+import type { EventQuery, SecurityEvent } from '../../zones/events'
+import type { ZoneRegistry } from '../../zones/registry'
+import { ok } from '../envelope'
+
+const ZoneParams = Type.Object({ zone_id: Type.String() })
+const SimulateQuery = Type.Object({ record: Type.Optional(Type.Boolean()) })
+const ReplayQuery = Type.Object({
+  stream: Type.Optional(Type.Boolean()),
+  results: Type.Optional(Type.Boolean()),
+  record: Type.Optional(Type.Boolean()),
+})
+const EventsQuery = Type.Object({
+  since: Type.Optional(Type.String()),
+  until: Type.Optional(Type.String()),
+  rule_id: Type.Optional(Type.String()),
+  action: Type.Optional(Type.String()),
+  host: Type.Optional(Type.String()),
+  path: Type.Optional(Type.String()),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, default: 100 })),
+})
+
+const REPLAY_CHUNK = 250
+
+interface HarEntry {
+  request?: {
+    method?: string
+    url?: string
+    headers?: { name: string; value: string }[]
+    postData?: { text?: string }
+  }
+  serverIPAddress?: string
+}
+
+/** The requests of a replay body, every one checked before any runs. */
+export function parseReplay(text: string): SimulatedRequest[] {
+  const trimmed = text.trimStart()
+  if (trimmed.startsWith('{') && /"log"\s*:/.test(trimmed.slice(0, 200))) {
+    let har: { log?: { entries?: HarEntry[] } }
+    try {
+      har = JSON.parse(text) as typeof har
+    } catch (error) {
+      throw badRequest(6007, `The HAR file is not valid JSON: ${(error as Error).message}`)
+    }
+    return (har.log?.entries ?? []).map((entry, index) => {
+      const request = entry.request
+      if (typeof request?.method !== 'string' || typeof request.url !== 'string') {
+        throw badRequest(1001, `HAR entry ${index} has no request method and URL`)
+      }
+      const headers: Record<string, string[]> = {}
+      for (const { name, value } of request.headers ?? []) {
+        // HTTP/2 pseudo-headers (":authority") are not request headers.
+        if (name.startsWith(':')) continue
+        ;(headers[name.toLowerCase()] ??= []).push(value)
+      }
+      return {
+        method: request.method,
+        url: request.url,
+        headers,
+        ...(request.postData?.text === undefined ? {} : { body: request.postData.text }),
+      }
+    })
+  }
+  return text
+    .split('\n')
+    .map((line, index) => ({ line: line.trim(), number: index + 1 }))
+    .filter(({ line }) => line !== '')
+    .map(({ line, number }) => {
+      let parsed: unknown
+      try {
+        parsed = JSON.parse(line)
+      } catch (error) {
+        throw badRequest(6007, `Line ${number} is not JSON: ${(error as Error).message}`)
+      }
+      if (!Value.Check(SimulatedRequest, parsed)) {
+        const [first] = Value.Errors(SimulatedRequest, parsed)
+        throw badRequest(
+          1001,
+          `Line ${number} is not a request description: ${first?.instancePath || '/'} ${first?.message ?? 'is invalid'}`,
+        )
+      }
+      return parsed
+    })
+}
+
+export interface ReplaySummary {
+  requests: number
+  outcomes: Record<string, number>
+  rules: {
+    ruleset_id: string | null
+    rule_id: string
+    description: string
+    action: string
+    requests: number
+  }[]
+  paths: { path: string; requests: number; blocked: number; challenged: number; passed: number }[]
+  results?: {
+    ray_id: string
+    method: string
+    url: string
+    outcome: string
+    action: string | null
+    rules: string[]
+  }[]
+}
+
+function summarize(
+  requests: SimulatedRequest[],
+  simulations: Simulation[],
+  withResults: boolean,
+): ReplaySummary {
+  const outcomes: Record<string, number> = { blocked: 0, challenged: 0, passed: 0 }
+  const rules = new Map<string, ReplaySummary['rules'][number]>()
+  const paths = new Map<string, ReplaySummary['paths'][number]>()
+  simulations.forEach((simulation, index) => {
+    outcomes[simulation.outcome] = (outcomes[simulation.outcome] ?? 0) + 1
+    for (const event of simulation.events) {
+      const key = `${event.ruleset_id}/${event.rule_id}/${event.action}`
+      const entry = rules.get(key) ?? { ...event, requests: 0 }
+      entry.requests++
+      rules.set(key, {
+        ruleset_id: entry.ruleset_id,
+        rule_id: entry.rule_id,
+        description: entry.description,
+        action: entry.action,
+        requests: entry.requests,
+      })
+    }
+    const url = requests[index]!.url
+    const path = url.replace(/^[a-z]+:\/\/[^/]+/i, '').split('?')[0] || '/'
+    const counts = paths.get(path) ?? { path, requests: 0, blocked: 0, challenged: 0, passed: 0 }
+    counts.requests++
+    counts[simulation.outcome]++
+    paths.set(path, counts)
+  })
+  return {
+    requests: simulations.length,
+    outcomes,
+    rules: [...rules.values()].sort((a, b) => b.requests - a.requests),
+    paths: [...paths.values()].sort((a, b) => b.requests - a.requests).slice(0, 50),
+    ...(withResults
+      ? {
+          results: simulations.map((s, index) => ({
+            ray_id: s.ray_id,
+            method: requests[index]!.method,
+            url: requests[index]!.url,
+            outcome: s.outcome,
+            action: s.action,
+            rules: s.events.map((e) => e.rule_id),
+          })),
+        }
+      : {}),
+  }
+}
+
+export const simulationRoutes: FastifyPluginAsyncTypebox<{
+  simulator: Simulator
+  zones: ZoneRegistry
+}> = async (app, { simulator, zones }) => {
+  // Replay bodies are text (NDJSON) or a HAR file; both are parsed by parseReplay.
+  app.addContentTypeParser(
+    ['application/x-ndjson', 'text/plain'],
+    { parseAs: 'string', bodyLimit: 256 * 1024 * 1024 },
+    (_request, body, done) => done(null, body),
+  )
+
+  app.post(
+    '/zones/:zone_id/simulate',
+    { schema: { params: ZoneParams, querystring: SimulateQuery, body: SimulatedRequest } },
+    async (request) => {
+      const [simulation] = await simulator.simulate(request.params.zone_id, [request.body], {
+        record: request.query.record,
+      })
+      return ok(simulation)
+    },
+  )
+
+  app.post(
+    '/zones/:zone_id/replay',
+    { schema: { params: ZoneParams, querystring: ReplayQuery }, bodyLimit: 256 * 1024 * 1024 },
+    async (request, reply) => {
+      const body = request.body
+      const text = typeof body === 'string' ? body : JSON.stringify(body)
+      const requests = parseReplay(text)
+      await zones.get(request.params.zone_id)
+      const simulations: Simulation[] = []
+      const stream = request.query.stream === true
+      if (stream) reply.raw.writeHead(200, { 'content-type': 'application/x-ndjson' })
+      for (let start = 0; start < requests.length; start += REPLAY_CHUNK) {
+        const chunk = requests.slice(start, start + REPLAY_CHUNK)
+        simulations.push(
+          ...(await simulator.simulate(request.params.zone_id, chunk, {
+            trace: false,
+            record: request.query.record,
+          })),
+        )
+        if (stream) {
+          reply.raw.write(
+            `${JSON.stringify({ progress: { done: simulations.length, total: requests.length } })}\n`,
+          )
+        }
+      }
+      const answer = ok(summarize(requests, simulations, request.query.results === true))
+      if (!stream) return answer
+      reply.raw.end(`${JSON.stringify(answer)}\n`)
+      return reply
+    },
+  )
+
+  app.get(
+    '/zones/:zone_id/events',
+    { schema: { params: ZoneParams, querystring: EventsQuery } },
+    async (request): Promise<ReturnType<typeof ok<SecurityEvent[]>>> => {
+      const { since, until, limit, ...rest } = request.query
+      const time = (name: string, value: string | undefined) => {
+        if (value === undefined) return undefined
+        const ms = Date.parse(value)
+        if (Number.isNaN(ms))
+          throw badRequest(1001, `Invalid request: ${name} is not a date and time`)
+        return ms
+      }
+      const query: EventQuery = {
+        ...rest,
+        limit: limit ?? 100,
+        since: time('since', since),
+        until: time('until', until),
+      }
+      return ok(await zones.inZone(request.params.zone_id, (zone) => zone.events.query(query)))
+    },
+  )
+}

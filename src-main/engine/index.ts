@@ -1,0 +1,32 @@
+// The ruleset engine: what a zone's configuration does to a request, and why. Pure: it is given
+// the configuration and a credential lookup, compiles the configuration once (compileZone) and
+// then evaluates requests against it; it touches no storage.
+//
+//   const zone = compileZone(config)
+//   const decision = zone.evaluate(requestContext(request), { credentials })
+
+import type { EvaluationContext } from '@shared/expression'
+import { evaluatePlan, lookupWithTestCredentials, type EvaluateOptions } from './evaluate'
+import { planZone } from './plan'
+import type { Decision, ZoneConfig } from './types'
+
+export type * from './types'
+export type { EvaluateOptions } from './evaluate'
+export { lookupWithTestCredentials } from './evaluate'
+export { orderFirewallRules } from './plan'
+
+export interface CompiledZone {
+  evaluate(ctx: EvaluationContext, options: EvaluateOptions): Decision
+}
+
+/** Compiles every expression of `config` once; throws ExpressionError for one that is invalid. */
+export function compileZone(config: ZoneConfig): CompiledZone {
+  const plan = planZone(config)
+  return {
+    evaluate: (ctx, options) =>
+      evaluatePlan(plan, ctx, {
+        ...options,
+        credentials: lookupWithTestCredentials(options.credentials),
+      }),
+  }
+}

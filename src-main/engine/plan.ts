@@ -1,0 +1,177 @@
+// Compiling a zone's configuration into a plan: every expression compiled once, every executed
+// ruleset's overrides resolved once per deployment (a rule's effective action, enabled state and
+// score threshold do not depend on the request), and the previous product's firewall rules put in
+// the order the vendor runs them. Evaluating a request then only runs closures.
+
+import {
+  compile,
+  compileCredentialExpression,
+  PHASE_LEGACY_FIREWALL,
+  PHASE_MANAGED,
+  type CompiledExpression,
+  type CompiledValueExpression,
+} from '@shared/expression'
+import type { Overrides } from '@shared/api/rulesets'
+import { resolveOverrides, type EffectiveRule } from '@shared/rulesets/overrides'
+import type { EngineFirewallRule, EngineRule, EngineRuleset, ZoneConfig } from './types'
+
+export const TERMINATING = new Set(['block', 'challenge', 'js_challenge', 'managed_challenge'])
+
+/** A rule of an executed ruleset, with its overrides resolved. */
+export interface PlannedRule {
+  rule: EngineRule
+  expression: CompiledExpression
+  effective: EffectiveRule
+  /** what a match adds to the anomaly score (scoring rules) */
+  score?: number
+  credentials?: { username: CompiledValueExpression; password: CompiledValueExpression }
+  /** headers a `rewrite` sets toward the origin */
+  headers?: Record<string, string>
+}
+
+export interface PlannedRuleset {
+  id: string
+  rules: PlannedRule[]
+}
+
+export interface PlannedSkip {
+  current: boolean
+  rulesets: ReadonlySet<string>
+  rules: ReadonlyMap<string, ReadonlySet<string>>
+}
+
+/** A rule of an entry point. */
+export interface PlannedEntry {
+  rule: EngineRule
+  expression: CompiledExpression
+  /** the ruleset an enabled execute rule runs (undefined when it names none the zone has) */
+  target?: PlannedRuleset
+  skip?: PlannedSkip
+  payloadLogging: boolean
+}
+
+export interface PlannedLevel {
+  ruleset: EngineRuleset
+  entries: PlannedEntry[]
+}
+
+export interface PlannedFirewallRule {
+  rule: EngineFirewallRule
+  expression: CompiledExpression
+}
+
+export interface Plan {
+  firewallRules: PlannedFirewallRule[]
+  levels: PlannedLevel[]
+}
+
+// The vendor's action precedence among firewall rules of equal priority (1 runs first).
+const FIREWALL_PRECEDENCE: Record<string, number> = {
+  log: 1,
+  bypass: 2,
+  allow: 3,
+  challenge: 4,
+  managed_challenge: 5,
+  js_challenge: 6,
+  block: 7,
+}
+
+/** Lower priority first, rules without one last; ties by action precedence, then list order. */
+export function orderFirewallRules(rules: readonly EngineFirewallRule[]): EngineFirewallRule[] {
+  return rules
+    .map((rule, index) => ({ rule, index }))
+    .sort(
+      (a, b) =>
+        (a.rule.priority ?? Infinity) - (b.rule.priority ?? Infinity) ||
+        (FIREWALL_PRECEDENCE[a.rule.action] ?? 8) - (FIREWALL_PRECEDENCE[b.rule.action] ?? 8) ||
+        a.index - b.index,
+    )
+    .map(({ rule }) => rule)
+}
+
+function rewriteHeaders(rule: EngineRule): Record<string, string> | undefined {
+  const headers = rule.action_parameters?.headers as
+    Record<string, { operation?: string; value?: string }> | undefined
+  if (headers === undefined) return undefined
+  return Object.fromEntries(
+    Object.entries(headers)
+      .filter(([, change]) => change.operation === 'set' && typeof change.value === 'string')
+      .map(([name, change]) => [name, change.value!]),
+  )
+}
+
+function planRuleset(ruleset: EngineRuleset, overrides: Overrides | undefined): PlannedRuleset {
+  return {
+    id: ruleset.id,
+    rules: ruleset.rules.map((rule) => {
+      const check = rule.exposed_credential_check
+      const increment = rule.action_parameters?.increment
+      return {
+        rule,
+        expression: compile(rule.expression, { phase: ruleset.phase }),
+        effective: resolveOverrides(rule, overrides),
+        ...(rule.action === 'score'
+          ? { score: rule.score ?? (typeof increment === 'number' ? increment : 0) }
+          : {}),
+        ...(check === undefined
+          ? {}
+          : {
+              credentials: {
+                username: compileCredentialExpression(check.username_expression),
+                password: compileCredentialExpression(check.password_expression),
+              },
+            }),
+        // An exposed-credentials rule overridden to `rewrite` still sets its header.
+        headers:
+          rewriteHeaders(rule) ??
+          (check === undefined ? undefined : { 'Exposed-Credential-Check': '1' }),
+      }
+    }),
+  }
+}
+
+function planSkip(parameters: Record<string, unknown> | undefined): PlannedSkip {
+  const rules = (parameters?.rules ?? {}) as Record<string, string[]>
+  return {
+    current: parameters?.ruleset === 'current',
+    rulesets: new Set((parameters?.rulesets as string[] | undefined) ?? []),
+    rules: new Map(Object.entries(rules).map(([id, ids]) => [id, new Set(ids)])),
+  }
+}
+
+function planLevel(ruleset: EngineRuleset, config: ZoneConfig): PlannedLevel {
+  return {
+    ruleset,
+    entries: ruleset.rules.map((rule) => {
+      const parameters = rule.action_parameters
+      const entry: PlannedEntry = {
+        rule,
+        expression: compile(rule.expression, { phase: PHASE_MANAGED }),
+        payloadLogging: parameters?.matched_data !== undefined,
+      }
+      if (rule.action === 'execute' && typeof parameters?.id === 'string') {
+        const target = config.resolveRuleset(
+          parameters.id,
+          typeof parameters.version === 'string' ? parameters.version : undefined,
+        )
+        if (target !== undefined) {
+          entry.target = planRuleset(target, parameters.overrides as Overrides | undefined)
+        }
+      }
+      if (rule.action === 'skip') entry.skip = planSkip(parameters)
+      return entry
+    }),
+  }
+}
+
+export function planZone(config: ZoneConfig): Plan {
+  return {
+    firewallRules: orderFirewallRules(config.firewallRules).map((rule) => ({
+      rule,
+      expression: compile(rule.filter.expression, { phase: PHASE_LEGACY_FIREWALL }),
+    })),
+    levels: [config.accountEntrypoint, config.zoneEntrypoint]
+      .filter((ruleset) => ruleset !== undefined)
+      .map((ruleset) => planLevel(ruleset, config)),
+  }
+}
