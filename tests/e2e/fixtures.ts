@@ -52,7 +52,10 @@ export const test = base.extend<{ workbench: Workbench }>({
     const dataDir = mkdtempSync(join(tmpdir(), 'zw-e2e-'))
     const { child, workbench } = await startHeadless(dataDir)
     await use(workbench)
+    // The shell writes until it exits; removing its data dir earlier can race its last writes.
+    const exited = new Promise((resolve) => child.once('exit', resolve))
     child.kill('SIGTERM')
+    await exited
     rmSync(dataDir, { recursive: true, force: true })
   },
 })

@@ -55,6 +55,8 @@ export const api = {
 export const workbenchApi = {
   get: async <T>(path: string): Promise<T> =>
     (await request<T>('GET', `/workbench/v1${path}`)).result,
+  post: async <T>(path: string, body: unknown): Promise<T> =>
+    (await request<T>('POST', `/workbench/v1${path}`, body)).result,
   patch: async <T>(path: string, body: unknown): Promise<T> =>
     (await request<T>('PATCH', `/workbench/v1${path}`, body)).result,
 }

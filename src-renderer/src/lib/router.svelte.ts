@@ -1,6 +1,14 @@
 // Hash routing (Electron loads the page from file://, which has no history fallback).
 
-export const SCREENS = ['zones', 'expressions', 'history', 'objects', 'settings'] as const
+export const SCREENS = [
+  'zones',
+  'managed-rules',
+  'firewall-rules',
+  'expressions',
+  'history',
+  'objects',
+  'settings',
+] as const
 export type Screen = (typeof SCREENS)[number]
 
 function screenFromHash(): Screen {

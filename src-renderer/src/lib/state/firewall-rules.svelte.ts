@@ -1,0 +1,150 @@
+// The Firewall rules screen's state: a zone's filters, its firewall rules in the order they run,
+// and its rule quota. Every change goes to the API and then reloads all three, also after a
+// refusal: a rule refused for the quota still creates its inline filter.
+
+import type { ApiMessage } from '@shared/api/envelope'
+import type {
+  Filter,
+  FilterCreate,
+  FirewallRule,
+  FirewallRuleCreate,
+  FirewallRuleUpdate,
+} from '@shared/api/firewall'
+import type { Zone } from '@shared/api/zones'
+import { allPages, api, errorMessages, workbenchApi } from '../api'
+import { bridge } from '../bridge'
+
+/** The workbench's quota setting for a zone's firewall rules. */
+export interface FirewallSettings {
+  /** null: the plan's default applies */
+  rule_quota: number | null
+  plan_default: number
+  in_use: number
+}
+
+/** The order rules run in: by priority, rules without one last, ties in list order. */
+export function byPriority(rules: readonly FirewallRule[]): FirewallRule[] {
+  const rank = (rule: FirewallRule) => rule.priority ?? Number.POSITIVE_INFINITY
+  return rules
+    .map((rule, index) => ({ rule, index }))
+    .sort((a, b) => rank(a.rule) - rank(b.rule) || a.index - b.index)
+    .map(({ rule }) => rule)
+}
+
+/** The rule as PUT takes it, whole: PUT resets whatever it is not sent. */
+function wholeRule(rule: FirewallRule): FirewallRuleUpdate {
+  const body: FirewallRuleUpdate = {
+    id: rule.id,
+    filter: { id: rule.filter.id },
+    action: rule.action,
+    priority: rule.priority,
+    paused: rule.paused,
+  }
+  if (rule.description !== undefined) body.description = rule.description
+  if (rule.ref !== undefined) body.ref = rule.ref
+  if (rule.products !== undefined) body.products = rule.products
+  return body
+}
+
+export class FirewallRulesState {
+  zones = $state.raw<Zone[]>([])
+  zoneId = $state<string | null>(null)
+  filters = $state.raw<Filter[]>([])
+  /** In the order they run. */
+  rules = $state.raw<FirewallRule[]>([])
+  settings = $state.raw<FirewallSettings | null>(null)
+  errors = $state.raw<ApiMessage[]>([])
+  loading = $state(false)
+  busy = $state(false)
+
+  async loadZones(): Promise<void> {
+    try {
+      this.zones = (await bridge.listZones({ perPage: 1000 })).zones
+      const first = this.zones[0]
+      if (this.zoneId === null && first) await this.select(first.id)
+    } catch (error) {
+      this.errors = errorMessages(error)
+    }
+  }
+
+  async select(zoneId: string): Promise<void> {
+    this.zoneId = zoneId
+    this.loading = true
+    try {
+      await this.fetch(zoneId)
+      this.errors = []
+    } catch (error) {
+      this.errors = errorMessages(error)
+    } finally {
+      this.loading = false
+    }
+  }
+
+  private async fetch(zoneId: string): Promise<void> {
+    const [filters, rules, settings] = await Promise.all([
+      allPages<Filter>(`/zones/${zoneId}/filters`),
+      allPages<FirewallRule>(`/zones/${zoneId}/firewall/rules`),
+      workbenchApi.get<FirewallSettings>(`/zones/${zoneId}/firewall/settings`),
+    ])
+    if (this.zoneId !== zoneId) return
+    this.filters = filters
+    this.rules = byPriority(rules)
+    this.settings = settings
+  }
+
+  /** Runs a change and reloads; on a refusal keeps the API's messages and reports false. */
+  private async change(work: (zoneId: string) => Promise<unknown>): Promise<boolean> {
+    const zoneId = this.zoneId
+    if (zoneId === null) return false
+    this.busy = true
+    let refused: ApiMessage[] = []
+    try {
+      await work(zoneId)
+    } catch (error) {
+      refused = errorMessages(error)
+    }
+    try {
+      await this.fetch(zoneId)
+    } catch (error) {
+      refused = [...refused, ...errorMessages(error)]
+    }
+    this.errors = refused
+    this.busy = false
+    return refused.length === 0
+  }
+
+  createRule(rule: FirewallRuleCreate): Promise<boolean> {
+    return this.change((zoneId) => api.post(`/zones/${zoneId}/firewall/rules`, [rule]))
+  }
+
+  createFilter(filter: FilterCreate): Promise<boolean> {
+    return this.change((zoneId) => api.post(`/zones/${zoneId}/filters`, [filter]))
+  }
+
+  setPriority(rule: FirewallRule, priority: number | null): Promise<boolean> {
+    return this.change((zoneId) =>
+      api.patch(`/zones/${zoneId}/firewall/rules/${rule.id}`, { id: rule.id, priority }),
+    )
+  }
+
+  setPaused(rule: FirewallRule, paused: boolean): Promise<boolean> {
+    return this.change((zoneId) =>
+      api.put(`/zones/${zoneId}/firewall/rules/${rule.id}`, { ...wholeRule(rule), paused }),
+    )
+  }
+
+  deleteRule(rule: FirewallRule, deleteFilterIfUnused: boolean): Promise<boolean> {
+    return this.change((zoneId) =>
+      api.delete(`/zones/${zoneId}/firewall/rules/${rule.id}`, {
+        delete_filter_if_unused: deleteFilterIfUnused,
+      }),
+    )
+  }
+
+  /** null returns the zone to its plan's default quota. */
+  setQuota(ruleQuota: number | null): Promise<boolean> {
+    return this.change((zoneId) =>
+      workbenchApi.patch(`/zones/${zoneId}/firewall/settings`, { rule_quota: ruleQuota }),
+    )
+  }
+}

@@ -1,0 +1,307 @@
+// The Managed rules screen's state: a zone's entry point of the managed firewall phase (its
+// execute rules are the deployed managed rulesets), the managed rulesets it may deploy, and the
+// unsaved edits to the deployments. Deploying and removing a deployment are saved at once; other
+// edits stay local until `save`, which PUTs the whole entry point. A refused save keeps the edits.
+
+import type { ApiMessage } from '@shared/api/envelope'
+import {
+  MANAGED_OVERRIDE_ACTIONS,
+  MANAGED_RULESET_IDS,
+  type CategoryOverride,
+  type ExecuteParameters,
+  type Overrides,
+  type Rule,
+  type RuleBody,
+  type Ruleset,
+  type RulesetSummary,
+} from '@shared/api/rulesets'
+import type { Zone } from '@shared/api/zones'
+import type { EffectiveRule } from '@shared/rulesets/overrides'
+import { allCursorPages, api, ApiCallError, errorMessages } from '../api'
+import { bridge } from '../bridge'
+import {
+  addCategoryOverride,
+  moveCategoryOverrideUp,
+  removeCategoryOverride,
+  setRuleOverride,
+  setRulesetOverride,
+  updateCategoryOverride,
+  type OverridePatch,
+  type RuleOverridePatch,
+} from './override-edits'
+
+export const MANAGED_PHASE = 'http_request_firewall_managed'
+/** The API's code for "this phase has no entry point yet". */
+const NO_ENTRYPOINT = 10003
+
+/** A rule of the entry point, as it is sent back when the entry point is saved. */
+export interface EntryRule {
+  id: string
+  action: string
+  expression: string
+  description: string
+  enabled: boolean
+  action_parameters?: Record<string, unknown>
+  ref?: string
+  logging?: { enabled: boolean }
+}
+
+export interface Deployment {
+  rule: EntryRule
+  parameters: ExecuteParameters
+}
+
+function entryRule(rule: Rule): EntryRule {
+  const body: EntryRule = {
+    id: rule.id,
+    action: rule.action,
+    expression: rule.expression ?? '',
+    description: rule.description,
+    enabled: rule.enabled,
+  }
+  if (rule.action_parameters !== undefined) body.action_parameters = rule.action_parameters
+  if (rule.ref !== undefined) body.ref = rule.ref
+  if (rule.logging !== undefined) body.logging = rule.logging
+  return body
+}
+
+/** The execute parameters of a deployment, or null for the entry point's other rules. */
+export function executeParameters(rule: EntryRule): ExecuteParameters | null {
+  const parameters = rule.action_parameters
+  if (rule.action !== 'execute' || typeof parameters?.['id'] !== 'string') return null
+  // the API validated these parameters when it stored them; the id is what tells them apart
+  return parameters as unknown as ExecuteParameters
+}
+
+/** The actions a managed ruleset's rules may be overridden to. */
+export function overrideActions(rulesetId: string): readonly string[] {
+  return rulesetId === MANAGED_RULESET_IDS.exposedCredentials
+    ? [...MANAGED_OVERRIDE_ACTIONS, 'rewrite']
+    : MANAGED_OVERRIDE_ACTIONS
+}
+
+/** JSON with sorted keys, so that the same rules compare equal whatever order edits left. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_, item: unknown) =>
+    item !== null && typeof item === 'object' && !Array.isArray(item)
+      ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => a.localeCompare(b)))
+      : item,
+  )
+}
+
+export class ManagedRulesState {
+  zones = $state.raw<Zone[]>([])
+  zoneId = $state<string | null>(null)
+  /** The managed rulesets a zone may deploy. */
+  catalog = $state.raw<RulesetSummary[]>([])
+  /** The entry point as the API last answered it; null while nothing is deployed. */
+  entrypoint = $state.raw<Ruleset | null>(null)
+  /** The entry point's rules with the unsaved edits. */
+  draft = $state<EntryRule[]>([])
+  /** The rule id of the deployment being configured. */
+  openRuleId = $state<string | null>(null)
+  /** Managed rulesets with their rules, by ruleset id, fetched when first configured. */
+  rulesets = $state.raw<Record<string, Ruleset>>({})
+  errors = $state.raw<ApiMessage[]>([])
+  loading = $state(false)
+  busy = $state(false)
+  /** The version the last save produced, to confirm it to the user. */
+  savedVersion = $state<string | null>(null)
+
+  readonly dirty = $derived(canonical(this.draft) !== canonical(this.savedRules()))
+
+  get openDeployment(): Deployment | null {
+    const rule = this.draft.find((candidate) => candidate.id === this.openRuleId)
+    const parameters = rule ? executeParameters(rule) : null
+    return rule && parameters ? { rule, parameters } : null
+  }
+
+  rulesetName(rulesetId: string): string {
+    return this.catalog.find((ruleset) => ruleset.id === rulesetId)?.name ?? rulesetId
+  }
+
+  /** Whether the saved entry point already executes this managed ruleset. */
+  isDeployed(rulesetId: string): boolean {
+    return this.savedRules().some((rule) => executeParameters(rule)?.id === rulesetId)
+  }
+
+  private savedRules(): EntryRule[] {
+    return (this.entrypoint?.rules ?? []).map(entryRule)
+  }
+
+  private setEntrypoint(ruleset: Ruleset | null): void {
+    this.entrypoint = ruleset
+    this.draft = this.savedRules()
+    if (!this.draft.some((rule) => rule.id === this.openRuleId)) this.openRuleId = null
+  }
+
+  private entrypointPath(zoneId: string): string {
+    return `/zones/${zoneId}/rulesets/phases/${MANAGED_PHASE}/entrypoint`
+  }
+
+  async loadZones(): Promise<void> {
+    try {
+      this.zones = (await bridge.listZones({ perPage: 1000 })).zones
+      const first = this.zones[0]
+      if (this.zoneId === null && first) await this.select(first.id)
+    } catch (error) {
+      this.errors = errorMessages(error)
+    }
+  }
+
+  async select(zoneId: string): Promise<void> {
+    this.zoneId = zoneId
+    this.openRuleId = null
+    this.rulesets = {}
+    this.savedVersion = null
+    this.loading = true
+    try {
+      const [catalog, entrypoint] = await Promise.all([
+        allCursorPages<RulesetSummary>(`/zones/${zoneId}/rulesets`),
+        this.fetchEntrypoint(zoneId),
+      ])
+      if (this.zoneId !== zoneId) return
+      this.catalog = catalog.filter((ruleset) => ruleset.kind === 'managed')
+      this.setEntrypoint(entrypoint)
+      this.errors = []
+    } catch (error) {
+      this.errors = errorMessages(error)
+    } finally {
+      this.loading = false
+    }
+  }
+
+  private async fetchEntrypoint(zoneId: string): Promise<Ruleset | null> {
+    try {
+      return await api.get<Ruleset>(this.entrypointPath(zoneId))
+    } catch (error) {
+      const absent =
+        error instanceof ApiCallError &&
+        error.status === 404 &&
+        error.errors.some((e) => e.code === NO_ENTRYPOINT)
+      if (absent) return null
+      throw error
+    }
+  }
+
+  /** Opens a deployment for configuration, fetching its managed ruleset's rules. */
+  async open(ruleId: string): Promise<void> {
+    this.openRuleId = ruleId
+    const rulesetId = this.openDeployment?.parameters.id
+    const zoneId = this.zoneId
+    if (rulesetId === undefined || zoneId === null || this.rulesets[rulesetId]) return
+    try {
+      const ruleset = await api.get<Ruleset>(`/zones/${zoneId}/rulesets/${rulesetId}`)
+      this.rulesets = { ...this.rulesets, [rulesetId]: ruleset }
+    } catch (error) {
+      this.errors = errorMessages(error)
+    }
+  }
+
+  private async put(rules: RuleBody[]): Promise<Ruleset | null> {
+    const zoneId = this.zoneId
+    if (zoneId === null) return null
+    this.busy = true
+    try {
+      const ruleset = await api.put<Ruleset>(this.entrypointPath(zoneId), { rules })
+      this.setEntrypoint(ruleset)
+      this.savedVersion = ruleset.version
+      this.errors = []
+      return ruleset
+    } catch (error) {
+      this.errors = errorMessages(error)
+      this.savedVersion = null
+      return null
+    } finally {
+      this.busy = false
+    }
+  }
+
+  async deploy(rulesetId: string): Promise<void> {
+    const execute: RuleBody = {
+      action: 'execute',
+      expression: 'true',
+      action_parameters: { id: rulesetId },
+    }
+    const saved = await this.put([...this.savedRules(), execute])
+    const deployed = saved?.rules.find(
+      (rule) => rule.action === 'execute' && rule.action_parameters?.['id'] === rulesetId,
+    )
+    if (deployed) await this.open(deployed.id)
+  }
+
+  async removeDeployment(ruleId: string): Promise<void> {
+    await this.put(this.savedRules().filter((rule) => rule.id !== ruleId))
+  }
+
+  async save(): Promise<void> {
+    await this.put($state.snapshot(this.draft))
+  }
+
+  discard(): void {
+    this.setEntrypoint(this.entrypoint)
+    this.errors = []
+  }
+
+  private edit(change: (deployment: Deployment) => void): void {
+    const deployment = this.openDeployment
+    if (deployment === null) return
+    change(deployment)
+    this.savedVersion = null
+  }
+
+  private editOverrides(change: (overrides: Overrides | undefined) => Overrides | undefined) {
+    this.edit(({ parameters }) => {
+      const next = change($state.snapshot(parameters.overrides))
+      if (next) parameters.overrides = next
+      else delete parameters.overrides
+    })
+  }
+
+  setExpression(expression: string): void {
+    this.edit(({ rule }) => (rule.expression = expression))
+  }
+
+  setDeploymentEnabled(enabled: boolean): void {
+    this.edit(({ rule }) => (rule.enabled = enabled))
+  }
+
+  /** An empty key turns payload logging off. */
+  setPublicKey(publicKey: string): void {
+    this.edit(({ parameters }) => {
+      const key = publicKey.trim()
+      if (key === '') delete parameters.matched_data
+      else parameters.matched_data = { public_key: key }
+    })
+  }
+
+  setRulesetOverride(patch: OverridePatch): void {
+    this.editOverrides((overrides) => setRulesetOverride(overrides, patch))
+  }
+
+  addTagOverride(entry: CategoryOverride): void {
+    this.editOverrides((overrides) => addCategoryOverride(overrides, entry))
+  }
+
+  updateTagOverride(index: number, patch: OverridePatch): void {
+    this.editOverrides((overrides) => updateCategoryOverride(overrides, index, patch))
+  }
+
+  removeTagOverride(index: number): void {
+    this.editOverrides((overrides) => removeCategoryOverride(overrides, index))
+  }
+
+  moveTagOverrideUp(index: number): void {
+    this.editOverrides((overrides) => moveCategoryOverrideUp(overrides, index))
+  }
+
+  setRuleOverride(ruleId: string, patch: RuleOverridePatch): void {
+    this.editOverrides((overrides) => setRuleOverride(overrides, ruleId, patch))
+  }
+}
+
+/** A managed rule and what it does once the deployment's overrides apply. */
+export interface RulePreview {
+  rule: Rule
+  effective: EffectiveRule
+}

@@ -1,0 +1,97 @@
+// Managed rules as a user tunes them: deploy the managed ruleset to a new zone, send its
+// WordPress rules to log, see the preview and the chart change before saving, and find the
+// override in the entry point the API serves. A refused save shows the API's message and keeps
+// the edits.
+
+import { readFileSync } from 'node:fs'
+import { expect, test } from './fixtures'
+
+const GENERAL = 'efb7b8c949ac4650a09736fc376e9aee'
+const PHASE = 'http_request_firewall_managed'
+
+interface CatalogRule {
+  description: string
+  action: string
+  categories: string[]
+}
+const catalog = JSON.parse(readFileSync(`resources/managed-rulesets/${GENERAL}.json`, 'utf8')) as {
+  name: string
+  rules: CatalogRule[]
+}
+const wordpressRules = catalog.rules.filter((rule) => rule.categories.includes('wordpress'))
+
+test('deploy the managed ruleset, override a tag to log, save, and see it through the API', async ({
+  page,
+  workbench,
+}) => {
+  const auth = { authorization: `Bearer ${workbench.token}` }
+
+  await page.goto(workbench.ui)
+  await page.getByPlaceholder('example.com').fill('shop.example.com')
+  await page.getByRole('button', { name: 'Create zone' }).click()
+  await expect(page.getByRole('row', { name: /shop\.example\.com/ })).toBeVisible()
+  const zones = await fetch(`${workbench.api}/zones?name=shop.example.com`, {
+    headers: auth,
+  }).then((r) => r.json())
+  const zoneId: string = zones.result[0].id
+
+  await page.getByRole('link', { name: 'Managed rules' }).click()
+  await expect(page.getByTestId('entrypoint-version')).toHaveText('Nothing deployed yet')
+  await page.getByRole('button', { name: `Deploy ${catalog.name}` }).click()
+  await expect(page.getByRole('status').filter({ hasText: 'Saved: version' })).toBeVisible()
+  const editor = page.getByRole('region', { name: `Configure ${catalog.name}` })
+  await expect(editor.getByRole('table', { name: 'Managed rules' })).toBeVisible()
+
+  // Override the wordpress tag: the preview and the chart change before anything is saved.
+  await editor.getByLabel('Tag to override').selectOption('wordpress')
+  await editor.getByLabel('Tag action').selectOption('log')
+  await editor.getByRole('button', { name: 'Add tag override' }).click()
+  await expect(page.getByText('Unsaved changes')).toBeVisible()
+  await expect(editor.getByTestId('action-changed-count')).toHaveText(
+    String(wordpressRules.filter((rule) => rule.action !== 'log').length),
+  )
+
+  await editor.getByLabel('Filter by tag').selectOption('wordpress')
+  const rows = editor.getByRole('table', { name: 'Managed rules' }).locator('tbody tr')
+  await expect(rows).toHaveCount(wordpressRules.length)
+  const firstWordpress = wordpressRules[0]!
+  const row = rows.filter({ hasText: firstWordpress.description })
+  await expect(row.getByTestId('effective-action')).toHaveAttribute('data-action', 'log')
+  await expect(row.getByTestId('effective-action')).toHaveText('Log')
+  await expect(row).toContainText('from tag')
+
+  // A key that is not an X25519 public key is refused by the API; the edits stay.
+  await editor.getByLabel('Payload logging public key').fill('not-a-key')
+  await editor.getByLabel('Payload logging public key').press('Tab')
+  await page.getByRole('button', { name: 'Save', exact: true }).click()
+  const refusal = page.getByRole('alert').filter({ hasText: 'public_key' })
+  await expect(refusal).toBeVisible()
+  await expect(page.getByText('Unsaved changes')).toBeVisible()
+  await expect(editor.getByRole('list', { name: 'Tag overrides' })).toContainText('wordpress')
+
+  await editor.getByLabel('Payload logging public key').fill('')
+  await editor.getByLabel('Payload logging public key').press('Tab')
+  await page.getByRole('button', { name: 'Save', exact: true }).click()
+  await expect(page.getByRole('status').filter({ hasText: 'Saved: version' })).toBeVisible()
+  await expect(refusal).toHaveCount(0)
+  await page.screenshot({ path: 'test-results/e2e/managed-rules.png', fullPage: true })
+
+  const entrypoint = await fetch(
+    `${workbench.api}/zones/${zoneId}/rulesets/phases/${PHASE}/entrypoint`,
+    {
+      headers: auth,
+    },
+  ).then((r) => r.json())
+  expect(entrypoint.success).toBe(true)
+  await expect(page.getByTestId('entrypoint-version')).toHaveText(
+    `Entry point version ${entrypoint.result.version}`,
+  )
+  const execute = entrypoint.result.rules.filter((rule: any) => rule.action === 'execute')
+  expect(execute).toHaveLength(1)
+  expect(execute[0].expression).toBe('true')
+  expect(execute[0].action_parameters.id).toBe(GENERAL)
+  expect(execute[0].action_parameters.overrides.categories).toEqual([
+    { category: 'wordpress', action: 'log' },
+  ])
+  expect(execute[0].action_parameters.matched_data).toBeUndefined()
+})
