@@ -91,6 +91,31 @@ interface CompiledValue {
 
 const EMPTY_CTX: EvaluationContext = { fields: {} }
 
+// A pure function's value depends only on the request, and the rules of a ruleset call the same
+// ones on the same fields over and over (`url_decode(http.request.uri.query)` in dozens of
+// rules): each distinct call is computed once per evaluation context and remembered with it.
+const callMemo = new WeakMap<EvaluationContext, Map<string, Value | undefined>>()
+
+/** The identity of a call: its function and arguments, without source positions. */
+function callKey(node: unknown): string {
+  return JSON.stringify(node, (key, value: unknown) =>
+    key === 'span' ? undefined : typeof value === 'bigint' ? `${value}n` : value,
+  )
+}
+
+function memoized(key: string, fn: ValFn): ValFn {
+  return (ctx) => {
+    let values = callMemo.get(ctx)
+    if (values === undefined) {
+      values = new Map()
+      callMemo.set(ctx, values)
+    } else if (values.has(key)) return values.get(key)
+    const value = fn(ctx)
+    values.set(key, value)
+    return value
+  }
+}
+
 function constOne(value: boolean): CompiledLogical {
   return { kind: 'one', fn: value ? () => true : () => false, constant: value }
 }
@@ -329,7 +354,7 @@ class Compiler {
       }
     }
     if (def.pure !== false && args.every((a) => a.constant)) return constValue(fn(EMPTY_CTX))
-    return { fn }
+    return { fn: def.pure === false ? fn : memoized(callKey(n), fn) }
   }
 
   argType(n: IndexNode | LiteralNode | LogicalNode): Type {

@@ -16,6 +16,7 @@
 
 import { RE2JS } from 're2js'
 import { bytesToText, utf8Bytes } from './bytes'
+import { prefilterOf } from './regex-prefilter'
 
 export const DEFAULT_REGEX_SIZE_LIMIT = 10 * (1 << 20)
 /** Approximate bytes per compiled NFA state, used to apply the vendor's size limit. */
@@ -91,6 +92,8 @@ interface ClassSet {
   negated: boolean
 }
 
+/** The syntax tree of a pattern (read by regex-prefilter.ts). */
+export type RegexNode = Node
 type Node =
   | { t: 'empty' }
   | { t: 'lit'; cp: number; byte: boolean; f: Flags }
@@ -1037,12 +1040,15 @@ export function compileRegex(pattern: string, sizeLimit = DEFAULT_REGEX_SIZE_LIM
     throw translateRe2Error(e)
   }
   const groupCount = re.groupCount()
+  // Most inputs contain none of the literals a match needs: they are refused without running
+  // the automaton.
+  const mayMatch = prefilterOf(tree) ?? (() => true)
   const compiled: CompiledRegex = unicode
     ? {
         source: pattern,
         unicode,
         groupCount,
-        test: (binary) => re.test(bytesToText(binary)),
+        test: (binary) => mayMatch(binary) && re.test(bytesToText(binary)),
         replaceFirst: (binary, expand) => {
           const text = bytesToText(binary)
           const m = re.exec(text)
@@ -1061,7 +1067,7 @@ export function compileRegex(pattern: string, sizeLimit = DEFAULT_REGEX_SIZE_LIM
         source: pattern,
         unicode,
         groupCount,
-        test: (binary) => re.test(binary),
+        test: (binary) => mayMatch(binary) && re.test(binary),
         replaceFirst: (binary, expand) => {
           const m = re.exec(binary)
           if (!m) return binary
