@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url'
 import type { ApiAnswer, Bridge } from '@shared/bridge'
 import { API_PREFIX, WORKBENCH_PREFIX, createApiServer, type ApiServer } from './api/server'
 import type { Credentials } from './api/auth'
+import { credentialRoutes } from './api/routes/credentials'
 import { filterRoutes } from './api/routes/filters'
 import { firewallRuleRoutes, firewallSettingsRoutes } from './api/routes/firewall-rules'
 import { historyRoutes } from './api/routes/history'
@@ -101,6 +102,10 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   void server.register(historyRoutes, { prefix: WORKBENCH_PREFIX, zones })
   void server.register(firewallSettingsRoutes, { prefix: WORKBENCH_PREFIX, configuration })
   void server.register(simulationRoutes, { prefix: WORKBENCH_PREFIX, simulator, zones })
+  void server.register(credentialRoutes, {
+    prefix: WORKBENCH_PREFIX,
+    credentials: objects.credentials,
+  })
 
   let origin = ''
   const apiBaseUrl = () => `${origin}${API_PREFIX}`
