@@ -363,3 +363,19 @@ describe('credential database', () => {
     expect(missing.status).toBe(400)
   })
 })
+
+describe('replay input', () => {
+  it('reads NDJSON whose requests carry a header named log as NDJSON, not as a HAR file', async () => {
+    const zone = await zoneDeploying([GENERAL])
+    const line = JSON.stringify({ method: 'GET', url: 'https://a.example/', headers: { log: 'x' } })
+    for (const body of [line, `${line}\n${line}`]) {
+      const answer = await running.call(workbench(zone, 'replay'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-ndjson' },
+        body,
+      })
+      expect(answer.status).toBe(200)
+      expect(answer.body.result.requests).toBe(body.split('\n').length)
+    }
+  })
+})

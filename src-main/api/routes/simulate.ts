@@ -42,17 +42,23 @@ interface HarEntry {
   serverIPAddress?: string
 }
 
-/** The requests of a replay body, every one checked before any runs. */
+/** The entries of `text` if it is one HAR document (a JSON object whose `log` has `entries`). */
+function harOf(text: string): HarEntry[] | undefined {
+  let document: unknown
+  try {
+    document = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  const entries = (document as { log?: { entries?: unknown } } | null)?.log?.entries
+  return Array.isArray(entries) ? (entries as HarEntry[]) : undefined
+}
+
+/** The requests of a replay body (a HAR file, or NDJSON), every one checked before any runs. */
 export function parseReplay(text: string): SimulatedRequest[] {
-  const trimmed = text.trimStart()
-  if (trimmed.startsWith('{') && /"log"\s*:/.test(trimmed.slice(0, 200))) {
-    let har: { log?: { entries?: HarEntry[] } }
-    try {
-      har = JSON.parse(text) as typeof har
-    } catch (error) {
-      throw badRequest(6007, `The HAR file is not valid JSON: ${(error as Error).message}`)
-    }
-    return (har.log?.entries ?? []).map((entry, index) => {
+  const har = harOf(text)
+  if (har !== undefined) {
+    return har.map((entry, index) => {
       const request = entry.request
       if (typeof request?.method !== 'string' || typeof request.url !== 'string') {
         throw badRequest(1001, `HAR entry ${index} has no request method and URL`)
