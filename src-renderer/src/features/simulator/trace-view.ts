@@ -1,0 +1,84 @@
+// What the Simulator's trace shows of the engine's trace, and how it names each node.
+
+import type { NotEvaluated, TraceNode } from '../../lib/simulation-types'
+import type { OverrideSource } from '@shared/rulesets/overrides'
+
+/** A node worth showing when only what happened is asked for. */
+function happened(node: TraceNode): boolean {
+  return (
+    node.matched === true ||
+    node.credentials !== undefined ||
+    // the anomaly rule's total against its threshold explains a pass as much as a block
+    (node.evaluated && node.total_score !== undefined)
+  )
+}
+
+/** A node as shown, with the children shown and how many were left out. */
+export interface VisibleNode {
+  node: TraceNode
+  children: VisibleNode[]
+  hidden: number
+}
+
+/** The trace as shown: every node, or only the ones that matched (with what led to them). */
+export function visibleTrace(nodes: readonly TraceNode[], showAll: boolean): VisibleNode[] {
+  return nodes.flatMap((node): VisibleNode[] => {
+    const all = node.children ?? []
+    const children = visibleTrace(all, showAll)
+    if (!showAll && !happened(node) && children.length === 0) return []
+    return [{ node, children, hidden: all.length - children.length }]
+  })
+}
+
+export interface TraceCounts {
+  rules: number
+  evaluated: number
+  matched: number
+}
+
+export function countTrace(nodes: readonly TraceNode[]): TraceCounts {
+  const counts: TraceCounts = { rules: 0, evaluated: 0, matched: 0 }
+  const visit = (node: TraceNode) => {
+    counts.rules++
+    if (node.evaluated) counts.evaluated++
+    if (node.matched) counts.matched++
+    node.children?.forEach(visit)
+  }
+  nodes.forEach(visit)
+  return counts
+}
+
+export const KIND_LABELS: Record<TraceNode['kind'], string> = {
+  firewall_rule: 'Firewall rule',
+  entrypoint_rule: 'Entry point rule',
+  ruleset_rule: 'Rule',
+}
+
+export const NOT_EVALUATED_LABELS: Record<NotEvaluated, string> = {
+  disabled: 'Not evaluated: the rule is disabled',
+  paused: 'Not evaluated: the rule is paused',
+  skipped: 'Not evaluated: a skip rule skipped it',
+  stopped: 'Not evaluated: evaluation had already stopped',
+}
+
+export const SOURCE_LABELS: Record<OverrideSource, string> = {
+  rule: 'rule override',
+  category: 'tag override',
+  ruleset: 'ruleset override',
+  default: 'rule default',
+}
+
+/** A node's name: its description, else what an execute rule runs, else its id. */
+export function nodeTitle(node: TraceNode, rulesetNames: Record<string, string>): string {
+  if (node.description !== '') return node.description
+  const executed = node.children?.[0]?.ruleset_id
+  if (node.action === 'execute' && executed) {
+    return `Execute ${rulesetNames[executed] ?? `ruleset ${executed}`}`
+  }
+  return `${KIND_LABELS[node.kind]} ${node.rule_id}`
+}
+
+/** Where the rule is edited. */
+export function editorHref(node: TraceNode): string {
+  return node.kind === 'firewall_rule' ? '#/firewall-rules' : '#/managed-rules'
+}

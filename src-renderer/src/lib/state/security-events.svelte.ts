@@ -1,0 +1,83 @@
+// The Security events screen's state: the zone, the filters, and the events they select with the
+// time window they were asked for (the chart spans that window).
+
+import type { ApiMessage } from '@shared/api/envelope'
+import { errorMessages, workbenchApi } from '../api'
+import { eventQuery } from '../event-query'
+import type { SecurityEvent } from '../simulation-types'
+import { ZoneChoice } from './zone-choice.svelte'
+
+const HOUR = 3600 * 1000
+
+export const TIME_RANGES = [
+  { id: 'hour', label: 'Last hour', span: HOUR },
+  { id: 'day', label: 'Last day', span: 24 * HOUR },
+  { id: 'week', label: 'Last week', span: 7 * 24 * HOUR },
+  { id: 'all', label: 'All', span: null },
+] as const
+export type TimeRangeId = (typeof TIME_RANGES)[number]['id']
+
+export const EVENT_LIMITS = [100, 1000, 10000] as const
+
+export interface EventWindow {
+  /** milliseconds since the epoch; null when the range is unbounded */
+  since: number | null
+  until: number
+}
+
+export class SecurityEventsState {
+  readonly choice = new ZoneChoice()
+  action = $state('')
+  ruleId = $state('')
+  host = $state('')
+  path = $state('')
+  range = $state<TimeRangeId>('day')
+  limit = $state<number>(1000)
+  events = $state.raw<SecurityEvent[]>([])
+  window = $state.raw<EventWindow>({ since: null, until: Date.now() })
+  loading = $state(false)
+  errors = $state.raw<ApiMessage[]>([])
+
+  async load(): Promise<void> {
+    try {
+      const zoneId = await this.choice.load()
+      if (zoneId !== null) await this.select(zoneId)
+    } catch (error) {
+      this.errors = errorMessages(error)
+    }
+  }
+
+  async select(zoneId: string): Promise<void> {
+    this.choice.choose(zoneId)
+    this.events = []
+    await this.refresh()
+  }
+
+  async refresh(): Promise<void> {
+    const zoneId = this.choice.zoneId
+    if (zoneId === null) return
+    const until = Date.now()
+    const span = TIME_RANGES.find((range) => range.id === this.range)?.span ?? null
+    const since = span === null ? null : until - span
+    const query = eventQuery({
+      since,
+      limit: this.limit,
+      action: this.action,
+      ruleId: this.ruleId,
+      host: this.host,
+      path: this.path,
+    })
+    this.loading = true
+    try {
+      const events = await workbenchApi.get<SecurityEvent[]>(`/zones/${zoneId}/events?${query}`)
+      if (this.choice.zoneId !== zoneId) return
+      this.events = events
+      this.window = { since, until }
+      this.errors = []
+    } catch (error) {
+      this.errors = errorMessages(error)
+    } finally {
+      this.loading = false
+    }
+  }
+}

@@ -1,0 +1,132 @@
+// The Simulator screen's state: the zone, the composed request and what the zone did to it, the
+// names of the rulesets a trace runs through, and the zone's saved samples with the last run of
+// them as a regression suite.
+
+import type { ApiMessage } from '@shared/api/envelope'
+import type { RulesetSummary } from '@shared/api/rulesets'
+import { allCursorPages, errorMessages, workbenchApi } from '../api'
+import type { Outcome, Simulation } from '../simulation-types'
+import { buildRequest, type DraftFields } from '../request-fields'
+import { RequestDraft } from './request-draft.svelte'
+import { loadSamples, storeSamples, type SampleRequest } from './sample-requests'
+import { ZoneChoice } from './zone-choice.svelte'
+
+export interface SuiteRow {
+  sample: SampleRequest
+  actual: Simulation | null
+  error: string | null
+}
+
+function simulate(zoneId: string, fields: DraftFields, record: boolean): Promise<Simulation> {
+  const query = record ? '' : '?record=false'
+  return workbenchApi.post<Simulation>(`/zones/${zoneId}/simulate${query}`, buildRequest(fields))
+}
+
+export class SimulatorState {
+  readonly choice = new ZoneChoice()
+  readonly draft = new RequestDraft()
+  /** ruleset id → name, for the trace's executed rulesets */
+  rulesetNames = $state.raw<Record<string, string>>({})
+  record = $state(true)
+  running = $state(false)
+  result = $state.raw<Simulation | null>(null)
+  errors = $state.raw<ApiMessage[]>([])
+  samples = $state.raw<SampleRequest[]>([])
+  suite = $state.raw<SuiteRow[]>([])
+  suiteRunning = $state(false)
+
+  async load(): Promise<void> {
+    try {
+      const zoneId = await this.choice.load()
+      if (zoneId !== null) await this.select(zoneId)
+    } catch (error) {
+      this.errors = errorMessages(error)
+    }
+  }
+
+  async select(zoneId: string): Promise<void> {
+    const previous = this.choice.zone
+    this.choice.choose(zoneId)
+    const zone = this.choice.zone
+    // The URL follows the zone unless the user wrote one of their own.
+    const followsZone =
+      this.draft.url === '' || (previous !== null && this.draft.url === `https://${previous.name}/`)
+    if (zone && followsZone) this.draft.url = `https://${zone.name}/`
+    this.result = null
+    this.suite = []
+    this.errors = []
+    this.samples = loadSamples(zoneId)
+    try {
+      const rulesets = await allCursorPages<RulesetSummary>(`/zones/${zoneId}/rulesets`)
+      if (this.choice.zoneId !== zoneId) return
+      this.rulesetNames = Object.fromEntries(rulesets.map((ruleset) => [ruleset.id, ruleset.name]))
+    } catch (error) {
+      this.errors = errorMessages(error)
+    }
+  }
+
+  async run(): Promise<void> {
+    const zoneId = this.choice.zoneId
+    if (zoneId === null || this.draft.jsonError !== null) return
+    this.running = true
+    try {
+      this.result = await simulate(zoneId, this.draft.fields(), this.record)
+      this.errors = []
+    } catch (error) {
+      this.result = null
+      this.errors = errorMessages(error)
+    } finally {
+      this.running = false
+    }
+  }
+
+  saveSample(name: string, expected: Outcome): void {
+    const zoneId = this.choice.zoneId
+    if (zoneId === null) return
+    const sample: SampleRequest = {
+      id: crypto.randomUUID(),
+      name,
+      expected,
+      fields: this.draft.fields(),
+    }
+    this.samples = [...this.samples, sample]
+    storeSamples(zoneId, this.samples)
+  }
+
+  removeSample(id: string): void {
+    const zoneId = this.choice.zoneId
+    if (zoneId === null) return
+    this.samples = this.samples.filter((sample) => sample.id !== id)
+    this.suite = this.suite.filter((row) => row.sample.id !== id)
+    storeSamples(zoneId, this.samples)
+  }
+
+  openSample(sample: SampleRequest): void {
+    this.draft.load(sample.fields)
+    this.result = null
+  }
+
+  /** Runs every sample without recording events: a regression check is not traffic. */
+  async runSuite(): Promise<void> {
+    const zoneId = this.choice.zoneId
+    if (zoneId === null) return
+    this.suiteRunning = true
+    const rows: SuiteRow[] = []
+    try {
+      for (const sample of this.samples) {
+        try {
+          rows.push({ sample, actual: await simulate(zoneId, sample.fields, false), error: null })
+        } catch (error) {
+          const message = errorMessages(error)
+            .map((m) => m.message)
+            .join('; ')
+          rows.push({ sample, actual: null, error: message })
+        }
+        if (this.choice.zoneId !== zoneId) return
+        this.suite = [...rows]
+      }
+    } finally {
+      this.suiteRunning = false
+    }
+  }
+}
