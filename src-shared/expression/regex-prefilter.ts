@@ -136,11 +136,8 @@ export function prefilterOf(tree: RegexNode): ((binary: string) => boolean) | un
   const required = requiredOf(analyze(tree))
   if (required === null || required.has('')) return undefined
   const literals = [...required]
-  return (binary) => {
-    const lower = lowered(binary)
-    for (const literal of literals) if (lower.includes(literal)) return true
-    return false
-  }
+  const ids = LITERALS.register(literals)
+  return (binary) => LITERALS.anyPresent(lowered(binary), ids, literals)
 }
 
 // Recently lowered inputs: a request's few fields are tried by many patterns in turn.
@@ -156,3 +153,118 @@ function lowered(binary: string): string {
   }
   return lower
 }
+
+/**
+ * Every literal of every prefiltered pattern, in one Aho-Corasick automaton: an input is scanned
+ * once for all of them, and each pattern then only looks up its own literals. Hundreds of patterns
+ * tried on the same few request fields cost one scan per field instead of one search per literal.
+ *
+ * The automaton is rebuilt lazily: after new patterns arrive, they use plain searches until enough
+ * inputs have been tried to make a rebuild worth it (so one-off patterns never pay for it).
+ */
+class LiteralIndex {
+  private readonly literals: string[] = []
+  private readonly idOf = new Map<string, number>()
+  /** how many literals the automaton covers */
+  private covered = 0
+  private delta = new Int32Array(0)
+  private outputs: (number[] | undefined)[] = []
+  private triesSinceBuild = 0
+  private readonly found = new Map<string, Uint8Array>()
+
+  register(literals: readonly string[]): number[] {
+    return literals.map((literal) => {
+      let id = this.idOf.get(literal)
+      if (id === undefined) {
+        id = this.literals.length
+        this.literals.push(literal)
+        this.idOf.set(literal, id)
+      }
+      return id
+    })
+  }
+
+  anyPresent(lower: string, ids: readonly number[], literals: readonly string[]): boolean {
+    if (this.covered < this.literals.length && ++this.triesSinceBuild >= REBUILD_AFTER) this.build()
+    let indexed = true
+    for (const id of ids) if (id >= this.covered) indexed = false
+    if (!indexed) {
+      for (const literal of literals) if (lower.includes(literal)) return true
+      return false
+    }
+    let found = this.found.get(lower)
+    if (found === undefined) {
+      if (this.found.size >= RECENT) this.found.clear()
+      found = this.scan(lower)
+      this.found.set(lower, found)
+    }
+    for (const id of ids) if (found[id] === 1) return true
+    return false
+  }
+
+  private scan(lower: string): Uint8Array {
+    const found = new Uint8Array(this.covered)
+    const { delta, outputs } = this
+    let state = 0
+    for (let i = 0; i < lower.length; i++) {
+      const c = lower.charCodeAt(i)
+      // Literals are ASCII: any other character leaves every partial match.
+      state = c < ALPHABET ? delta[state * ALPHABET + c]! : 0
+      const out = outputs[state]
+      if (out !== undefined) for (const id of out) found[id] = 1
+    }
+    return found
+  }
+
+  private build(): void {
+    // The trie of every literal, then breadth-first failure links folded into a full DFA.
+    const next: Int32Array[] = [new Int32Array(ALPHABET).fill(-1)]
+    const own: number[][] = [[]]
+    this.literals.forEach((literal, id) => {
+      let state = 0
+      for (let i = 0; i < literal.length; i++) {
+        const c = literal.charCodeAt(i)
+        if (next[state]![c] === -1) {
+          next[state]![c] = next.length
+          next.push(new Int32Array(ALPHABET).fill(-1))
+          own.push([])
+        }
+        state = next[state]![c]!
+      }
+      own[state]!.push(id)
+    })
+    const delta = new Int32Array(next.length * ALPHABET)
+    const fail = new Int32Array(next.length)
+    const outputs: (number[] | undefined)[] = new Array(next.length)
+    const queue: number[] = []
+    for (let c = 0; c < ALPHABET; c++) {
+      const child = next[0]![c]!
+      delta[c] = child === -1 ? 0 : child
+      if (child !== -1) queue.push(child)
+    }
+    outputs[0] = undefined
+    for (let head = 0; head < queue.length; head++) {
+      const state = queue[head]!
+      const merged = [...own[state]!, ...(outputs[fail[state]!] ?? [])]
+      outputs[state] = merged.length > 0 ? merged : undefined
+      for (let c = 0; c < ALPHABET; c++) {
+        const child = next[state]![c]!
+        if (child === -1) delta[state * ALPHABET + c] = delta[fail[state]! * ALPHABET + c]!
+        else {
+          delta[state * ALPHABET + c] = child
+          fail[child] = delta[fail[state]! * ALPHABET + c]!
+          queue.push(child)
+        }
+      }
+    }
+    this.delta = delta
+    this.outputs = outputs
+    this.covered = this.literals.length
+    this.triesSinceBuild = 0
+    this.found.clear()
+  }
+}
+
+const ALPHABET = 128
+const REBUILD_AFTER = 2000
+const LITERALS = new LiteralIndex()
