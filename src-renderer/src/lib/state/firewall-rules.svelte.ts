@@ -13,6 +13,7 @@ import type {
 import type { Zone } from '@shared/api/zones'
 import { allPages, api, errorMessages, workbenchApi } from '../api'
 import { bridge } from '../bridge'
+import { rememberZone, zoneToOpen } from './zone-choice.svelte'
 
 /** The workbench's quota setting for a zone's firewall rules. */
 export interface FirewallSettings {
@@ -60,7 +61,7 @@ export class FirewallRulesState {
   async loadZones(): Promise<void> {
     try {
       this.zones = (await bridge.listZones({ perPage: 1000 })).zones
-      const first = this.zones[0]
+      const first = zoneToOpen(this.zones)
       if (this.zoneId === null && first) await this.select(first.id)
     } catch (error) {
       this.errors = errorMessages(error)
@@ -69,6 +70,7 @@ export class FirewallRulesState {
 
   async select(zoneId: string): Promise<void> {
     this.zoneId = zoneId
+    rememberZone(zoneId)
     this.loading = true
     try {
       await this.fetch(zoneId)

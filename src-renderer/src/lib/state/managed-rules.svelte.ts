@@ -19,6 +19,7 @@ import type { Zone } from '@shared/api/zones'
 import type { EffectiveRule } from '@shared/rulesets/overrides'
 import { allCursorPages, api, ApiCallError, errorMessages } from '../api'
 import { bridge } from '../bridge'
+import { rememberZone, zoneToOpen } from './zone-choice.svelte'
 import {
   addCategoryOverride,
   moveCategoryOverrideUp,
@@ -142,7 +143,7 @@ export class ManagedRulesState {
   async loadZones(): Promise<void> {
     try {
       this.zones = (await bridge.listZones({ perPage: 1000 })).zones
-      const first = this.zones[0]
+      const first = zoneToOpen(this.zones)
       if (this.zoneId === null && first) await this.select(first.id)
     } catch (error) {
       this.errors = errorMessages(error)
@@ -151,6 +152,7 @@ export class ManagedRulesState {
 
   async select(zoneId: string): Promise<void> {
     this.zoneId = zoneId
+    rememberZone(zoneId)
     this.openRuleId = null
     this.rulesets = {}
     this.savedVersion = null
