@@ -4,7 +4,17 @@
 
 import type { FirewallAction, FirewallProduct } from '@shared/api/firewall'
 import type { Rule, Ruleset } from '@shared/api/rulesets'
-import type { OverrideSource } from '@shared/rulesets/overrides'
+import type { CredentialMatch, SimulationEvent } from '@shared/api/simulate'
+
+// What the engine answers is the simulate API's answer, declared once in src-shared.
+export type {
+  CredentialMatch,
+  Decision,
+  MatchedData,
+  NotEvaluated,
+  Outcome,
+  TraceNode,
+} from '@shared/api/simulate'
 
 /** A rule of a ruleset the engine runs: managed rules carry their (private) expressions. */
 export interface EngineRule extends Rule {
@@ -28,8 +38,6 @@ export interface EngineFirewallRule {
   filter: { id: string; expression: string; paused: boolean }
 }
 
-export type CredentialMatch = 'pair' | 'test-credentials'
-
 /** Asks the leaked-credential database about one username and password. */
 export type CredentialLookup = (username: string, password: string) => CredentialMatch | undefined
 
@@ -44,67 +52,5 @@ export interface ZoneConfig {
   firewallRules: EngineFirewallRule[]
 }
 
-export type Outcome = 'blocked' | 'challenged' | 'passed'
-
-/** A security event, as the vendor's activity log shows one. */
-export interface EngineEvent {
-  ruleset_id: string | null
-  rule_id: string
-  rule_ref?: string
-  action: string
-  description: string
-  /** firewallRules (the previous product) or firewallManaged */
-  source: 'firewallRules' | 'firewallManaged'
-  /** the OWASP anomaly score when the anomaly rule acted */
-  score?: number
-  /** payload logging: what matched, per field */
-  matched_data?: Record<string, MatchedData>
-}
-
-export interface MatchedData {
-  before: string
-  content: string
-  after: string
-}
-
-/** Why a rule was not evaluated. */
-export type NotEvaluated = 'disabled' | 'paused' | 'skipped' | 'stopped'
-
-/** One rule the engine considered, and what came of it. */
-export interface TraceNode {
-  kind: 'firewall_rule' | 'entrypoint_rule' | 'ruleset_rule'
-  ruleset_id: string | null
-  rule_id: string
-  description: string
-  /** the action the rule takes (after overrides) */
-  action: string
-  /** which override decided the action and the enabled state (rules of executed rulesets) */
-  from?: { action: OverrideSource; enabled: OverrideSource; score_threshold?: OverrideSource }
-  /** false when the rule was not evaluated; see `not_evaluated` */
-  evaluated: boolean
-  not_evaluated?: NotEvaluated
-  matched?: boolean
-  /** a scoring rule's contribution, and the anomaly rule's total and threshold */
-  score?: number
-  total_score?: number
-  score_threshold?: number
-  credentials?: { username: string; exposed: boolean; match?: CredentialMatch }
-  /** what the rule did: e.g. "terminated the request", "skipped the rest of the ruleset" */
-  effect?: string
-  children?: TraceNode[]
-}
-
-export interface Decision {
-  outcome: Outcome
-  /** the terminating action, or null when the request passed */
-  action: string | null
-  /** the challenge shown, when the outcome is `challenged` */
-  challenge?: 'challenge' | 'js_challenge' | 'managed_challenge'
-  /** headers added to the request passed to the origin */
-  origin_headers: Record<string, string>
-  events: EngineEvent[]
-  /** every rule considered, in order; empty when evaluated without a trace */
-  trace: TraceNode[]
-  /** why evaluation stopped, in a sentence */
-  stopped: string
-}
+/** A security event the engine reports (the simulate API's event). */
+export type EngineEvent = SimulationEvent

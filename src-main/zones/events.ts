@@ -2,6 +2,7 @@
 // blocking, challenging or rewriting rule left behind, as the vendor's activity log shows it.
 // They live in the zone's object; an alarm prunes those past the retention period.
 
+import type { SecurityEvent } from '@shared/api/simulate'
 import type { ObjectContext } from '../objects'
 
 export const EVENTS_SCHEMA: readonly string[] = [
@@ -18,24 +19,6 @@ export const EVENT_RETENTION_MS = 30 * 24 * 3600 * 1000
 
 /** The history note of event writes: the zone's timeline lists configuration changes only. */
 export const EVENTS_NOTE = 'Security events recorded'
-
-export interface SecurityEvent {
-  id: number
-  /** ISO 8601 */
-  time: string
-  ray_id: string
-  method: string
-  host: string
-  path: string
-  client_ip: string | null
-  country: string | null
-  outcome: string
-  source: string
-  ruleset_id: string | null
-  rule_id: string
-  action: string
-  description: string
-}
 
 export type NewSecurityEvent = Omit<SecurityEvent, 'id' | 'time'> & { time: number }
 

@@ -6,11 +6,10 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { requestContext, PHASE_MANAGED } from '@shared/expression'
 import type { Phase, Ruleset } from '@shared/api/rulesets'
-import type { SimulatedRequest } from '@shared/api/simulate'
+import type { SimulatedRequest, Simulation } from '@shared/api/simulate'
 import {
   compileZone,
   type CompiledZone,
-  type Decision,
   type EngineFirewallRule,
   type EngineRuleset,
 } from '../engine'
@@ -18,10 +17,6 @@ import type { ManagedCatalog } from './catalog'
 import type { CredentialNamespace } from './credentials'
 import type { NewSecurityEvent } from './events'
 import { ACCOUNT, type ZoneRegistry } from './registry'
-
-export interface Simulation extends Decision {
-  ray_id: string
-}
 
 interface Gathered {
   zoneEntrypoint?: Ruleset

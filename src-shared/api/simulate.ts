@@ -1,7 +1,9 @@
-// The request description the simulator and replay take (the shape `requestContext` reads), as a
-// schema: the workbench API validates simulate bodies and replayed lines with it.
+// The workbench's simulate, replay and events routes: the request description they take (the
+// shape `requestContext` reads), as the schema that validates simulate bodies and replayed lines,
+// and what they answer, read by the engine that produces it and the renderer that shows it.
 
 import { Type, type Static } from 'typebox'
+import type { OverrideSource } from '../rulesets/overrides'
 
 export const SimulatedRequest = Type.Object(
   {
@@ -33,3 +35,128 @@ export const SimulatedRequest = Type.Object(
   { additionalProperties: true },
 )
 export type SimulatedRequest = Static<typeof SimulatedRequest>
+
+export const OUTCOMES = ['blocked', 'challenged', 'passed'] as const
+export type Outcome = (typeof OUTCOMES)[number]
+
+export type NotEvaluated = 'disabled' | 'paused' | 'skipped' | 'stopped'
+
+export type CredentialMatch = 'pair' | 'test-credentials'
+
+/** One rule the engine considered, and what came of it. */
+export interface TraceNode {
+  kind: 'firewall_rule' | 'entrypoint_rule' | 'ruleset_rule'
+  ruleset_id: string | null
+  rule_id: string
+  description: string
+  /** the action the rule takes (after overrides) */
+  action: string
+  /** which override decided the action and the enabled state (rules of executed rulesets) */
+  from?: { action: OverrideSource; enabled: OverrideSource; score_threshold?: OverrideSource }
+  /** false when the rule was not evaluated; see `not_evaluated` */
+  evaluated: boolean
+  not_evaluated?: NotEvaluated
+  matched?: boolean
+  /** a scoring rule's contribution, and the anomaly rule's total and threshold */
+  score?: number
+  total_score?: number
+  score_threshold?: number
+  credentials?: { username: string; exposed: boolean; match?: CredentialMatch }
+  /** what the rule did: e.g. "terminated the request", "skipped the rest of the ruleset" */
+  effect?: string
+  children?: TraceNode[]
+}
+
+export interface MatchedData {
+  before: string
+  content: string
+  after: string
+}
+
+/** A rule that acted on a simulated request: a security event, as the activity log shows one. */
+export interface SimulationEvent {
+  ruleset_id: string | null
+  rule_id: string
+  rule_ref?: string
+  action: string
+  description: string
+  /** firewallRules (the previous product) or firewallManaged */
+  source: 'firewallRules' | 'firewallManaged'
+  /** the OWASP anomaly score when the anomaly rule acted */
+  score?: number
+  /** payload logging: what matched, per field */
+  matched_data?: Record<string, MatchedData>
+}
+
+/** What the engine decides for one request. */
+export interface Decision {
+  outcome: Outcome
+  /** the terminating action, or null when the request passed */
+  action: string | null
+  /** the challenge shown, when the outcome is `challenged` */
+  challenge?: 'challenge' | 'js_challenge' | 'managed_challenge'
+  /** headers added to the request passed to the origin */
+  origin_headers: Record<string, string>
+  events: SimulationEvent[]
+  /** every rule considered, in order; empty when evaluated without a trace */
+  trace: TraceNode[]
+  /** why evaluation stopped, in a sentence */
+  stopped: string
+}
+
+/** The answer of POST simulate. */
+export interface Simulation extends Decision {
+  ray_id: string
+}
+
+export interface ReplayRuleCount {
+  ruleset_id: string | null
+  rule_id: string
+  description: string
+  action: string
+  requests: number
+}
+
+export interface ReplayPathCount {
+  path: string
+  requests: number
+  blocked: number
+  challenged: number
+  passed: number
+}
+
+export interface ReplayResult {
+  ray_id: string
+  method: string
+  url: string
+  outcome: Outcome
+  action: string | null
+  rules: string[]
+}
+
+export interface ReplaySummary {
+  requests: number
+  outcomes: Record<Outcome, number>
+  rules: ReplayRuleCount[]
+  paths: ReplayPathCount[]
+  results?: ReplayResult[]
+}
+
+/** A recorded security event. */
+export interface SecurityEvent {
+  id: number
+  /** ISO 8601 */
+  time: string
+  ray_id: string
+  method: string
+  host: string
+  path: string
+  client_ip: string | null
+  country: string | null
+  outcome: Outcome
+  source: string
+  ruleset_id: string | null
+  rule_id: string
+  action: string
+  description: string
+}

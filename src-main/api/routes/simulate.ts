@@ -7,9 +7,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { Value } from 'typebox/value'
 import { badRequest } from '@shared/api/errors'
-import { SimulatedRequest } from '@shared/api/simulate'
-import type { Simulation, Simulator } from '../../zones/simulator'
-import type { EventQuery, SecurityEvent } from '../../zones/events'
+import { SimulatedRequest, type ReplaySummary, type Simulation } from '@shared/api/simulate'
+import type { Simulator } from '../../zones/simulator'
+import type { SecurityEvent } from '@shared/api/simulate'
+import type { EventQuery } from '../../zones/events'
 import type { ZoneRegistry } from '../../zones/registry'
 import { ok } from '../envelope'
 
@@ -97,27 +98,6 @@ export function parseReplay(text: string): SimulatedRequest[] {
       }
       return parsed
     })
-}
-
-export interface ReplaySummary {
-  requests: number
-  outcomes: Record<string, number>
-  rules: {
-    ruleset_id: string | null
-    rule_id: string
-    description: string
-    action: string
-    requests: number
-  }[]
-  paths: { path: string; requests: number; blocked: number; challenged: number; passed: number }[]
-  results?: {
-    ray_id: string
-    method: string
-    url: string
-    outcome: string
-    action: string | null
-    rules: string[]
-  }[]
 }
 
 function summarize(

@@ -2,7 +2,7 @@
 // sends a traffic file a few hundred requests at a time (its progress is the chunks done) and adds
 // up the summaries the chunks answer.
 
-import type { Outcome, ReplayPathCount, ReplayRuleCount, ReplaySummary } from './simulation-types'
+import type { Outcome, ReplayPathCount, ReplayRuleCount, ReplaySummary } from '@shared/api/simulate'
 
 export const CHUNK_SIZE = 200
 

@@ -1,7 +1,7 @@
 // How the traffic screens (Simulator, Replay, Security events) name and color outcomes and
 // actions, so a blocked request looks the same on all three.
 
-import type { Outcome } from './simulation-types'
+import type { Outcome } from '@shared/api/simulate'
 
 export const OUTCOME_LABELS: Record<Outcome, string> = {
   blocked: 'Blocked',

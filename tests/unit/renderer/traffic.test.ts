@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { buildRequest, type DraftFields } from '../../../src-renderer/src/lib/request-fields'
 import { addSummary, emptyTotals, splitTraffic } from '../../../src-renderer/src/lib/replay-chunks'
-import type { ReplaySummary, TraceNode } from '../../../src-renderer/src/lib/simulation-types'
+import type { ReplaySummary, TraceNode } from '@shared/api/simulate'
 import { visibleTrace } from '../../../src-renderer/src/features/simulator/trace-view'
 
 const FIELDS: DraftFields = {

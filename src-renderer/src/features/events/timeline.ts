@@ -1,6 +1,6 @@
 // Events over time: the window split into equal buckets, each counting its events by action.
 
-import type { SecurityEvent } from '../../lib/simulation-types'
+import type { SecurityEvent } from '@shared/api/simulate'
 import type { EventWindow } from '../../lib/state/security-events.svelte'
 
 export interface TimeBucket {

@@ -1,6 +1,6 @@
 // What the Simulator's trace shows of the engine's trace, and how it names each node.
 
-import type { NotEvaluated, TraceNode } from '../../lib/simulation-types'
+import type { NotEvaluated, TraceNode } from '@shared/api/simulate'
 import type { OverrideSource } from '@shared/rulesets/overrides'
 
 /** A node worth showing when only what happened is asked for. */

@@ -5,7 +5,7 @@
 import type { ApiMessage } from '@shared/api/envelope'
 import { errorMessages, workbenchApi } from '../api'
 import { addSummary, emptyTotals, splitTraffic, type ReplayTotals } from '../replay-chunks'
-import type { ReplaySummary } from '../simulation-types'
+import type { ReplaySummary } from '@shared/api/simulate'
 import { ZoneChoice } from './zone-choice.svelte'
 
 export class ReplayState {

@@ -1,7 +1,7 @@
 // Saved sample requests: named requests with the outcome they should get, per zone, kept in this
 // machine's renderer storage (they are a user's test cases, not part of the zone's configuration).
 
-import { OUTCOMES, type Outcome } from '../simulation-types'
+import { OUTCOMES, type Outcome } from '@shared/api/simulate'
 import { BODY_MODES, type DraftFields, type FieldRow } from '../request-fields'
 
 export interface SampleRequest {

@@ -4,7 +4,7 @@
 import type { ApiMessage } from '@shared/api/envelope'
 import { errorMessages, workbenchApi } from '../api'
 import { eventQuery } from '../event-query'
-import type { SecurityEvent } from '../simulation-types'
+import type { SecurityEvent } from '@shared/api/simulate'
 import { ZoneChoice } from './zone-choice.svelte'
 
 const HOUR = 3600 * 1000

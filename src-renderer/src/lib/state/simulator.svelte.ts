@@ -5,7 +5,7 @@
 import type { ApiMessage } from '@shared/api/envelope'
 import type { RulesetSummary } from '@shared/api/rulesets'
 import { allCursorPages, errorMessages, workbenchApi } from '../api'
-import type { Outcome, Simulation } from '../simulation-types'
+import type { Outcome, Simulation } from '@shared/api/simulate'
 import { buildRequest, type DraftFields } from '../request-fields'
 import { RequestDraft } from './request-draft.svelte'
 import { loadSamples, storeSamples, type SampleRequest } from './sample-requests'
