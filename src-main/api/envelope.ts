@@ -41,3 +41,13 @@ export function paged<T>(items: T[], total: number, page: Page): Envelope<T[]> {
   }
   return { ...ok(items), result_info: info }
 }
+
+/** The page `query` asks for of a list held whole in memory. */
+export function pageOfList<T>(items: T[], query: PageQuery, defaultPerPage: number): Envelope<T[]> {
+  const page = pageOf(query, defaultPerPage)
+  const start = (page.page - 1) * page.perPage
+  return paged(items.slice(start, start + page.perPage), items.length, page)
+}
+
+/** The page sizes of the vendor's Filters and Firewall Rules lists. */
+export const FIREWALL_PER_PAGE = { default: 25, minimum: 5, maximum: 100 }

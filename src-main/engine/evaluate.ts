@@ -19,6 +19,7 @@ import {
 } from './plan'
 import type {
   CredentialLookup,
+  CredentialMatch,
   Decision,
   EngineEvent,
   MatchedData,
@@ -36,11 +37,13 @@ const TEST_USERNAMES = new Set(['CF_EXPOSED_USERNAME', 'CF_EXPOSED_USERNAME@exam
 const TEST_PASSWORD = 'CF_EXPOSED_PASSWORD'
 
 /** The vendor's test credentials count as exposed whatever the database holds. */
-export function lookupWithTestCredentials(lookup: CredentialLookup): CredentialLookup {
-  return (username, password) =>
-    TEST_USERNAMES.has(username) && password === TEST_PASSWORD
-      ? 'test-credentials'
-      : lookup(username, password)
+function lookupCredentials(
+  run: Run,
+  username: string,
+  password: string,
+): CredentialMatch | undefined {
+  if (TEST_USERNAMES.has(username) && password === TEST_PASSWORD) return 'test-credentials'
+  return run.options.credentials(username, password)
 }
 
 class Run {
@@ -224,7 +227,7 @@ function runRuleset(
       const username = text(planned.credentials.username.evaluate(run.ctx))
       const password = text(planned.credentials.password.evaluate(run.ctx))
       const match =
-        username === '' && password === '' ? undefined : run.options.credentials(username, password)
+        username === '' && password === '' ? undefined : lookupCredentials(run, username, password)
       matched = match !== undefined
       if (node) node.credentials = { username, exposed: matched, ...(match ? { match } : {}) }
     }

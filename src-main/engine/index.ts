@@ -6,13 +6,12 @@
 //   const decision = zone.evaluate(requestContext(request), { credentials })
 
 import type { EvaluationContext } from '@shared/expression'
-import { evaluatePlan, lookupWithTestCredentials, type EvaluateOptions } from './evaluate'
+import { evaluatePlan, type EvaluateOptions } from './evaluate'
 import { planZone } from './plan'
 import type { Decision, ZoneConfig } from './types'
 
 export type * from './types'
 export type { EvaluateOptions } from './evaluate'
-export { lookupWithTestCredentials } from './evaluate'
 export { orderFirewallRules } from './plan'
 
 export interface CompiledZone {
@@ -23,10 +22,6 @@ export interface CompiledZone {
 export function compileZone(config: ZoneConfig): CompiledZone {
   const plan = planZone(config)
   return {
-    evaluate: (ctx, options) =>
-      evaluatePlan(plan, ctx, {
-        ...options,
-        credentials: lookupWithTestCredentials(options.credentials),
-      }),
+    evaluate: (ctx, options) => evaluatePlan(plan, ctx, options),
   }
 }

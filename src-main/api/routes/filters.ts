@@ -9,7 +9,7 @@ import { Type } from 'typebox'
 import { FilterBulkUpdate, FilterCreate, FilterUpdate } from '@shared/api/firewall'
 import { compile, ExpressionError, formatValidateExprError } from '@shared/expression'
 import type { ZoneConfiguration } from '../../zones/configuration'
-import { ok, pageOf, pageQuery, paged } from '../envelope'
+import { FIREWALL_PER_PAGE, ok, pageOfList, pageQuery } from '../envelope'
 
 const Expression = Type.Object({ expression: Type.String() })
 
@@ -28,7 +28,6 @@ function validateExpression(expression: string) {
   }
 }
 
-const PER_PAGE = { default: 25, minimum: 5, maximum: 100 }
 const ZoneParams = Type.Object({ zone_id: Type.String() })
 const FilterParams = Type.Object({ zone_id: Type.String(), filter_id: Type.String() })
 const ListQuery = Type.Object({
@@ -37,7 +36,7 @@ const ListQuery = Type.Object({
   expression: Type.Optional(Type.String()),
   description: Type.Optional(Type.String()),
   ref: Type.Optional(Type.String()),
-  ...pageQuery(PER_PAGE),
+  ...pageQuery(FIREWALL_PER_PAGE),
 })
 const IdsQuery = Type.Object({ id: Type.Optional(Type.Array(Type.String())) })
 
@@ -52,10 +51,8 @@ export const filterRoutes: FastifyPluginAsyncTypebox<{ configuration: ZoneConfig
     { schema: { params: ZoneParams, querystring: ListQuery } },
     async (request) => {
       const { page: _page, per_page: _perPage, ...query } = request.query
-      const page = pageOf(request.query, PER_PAGE.default)
       const filters = await inZone(request.params.zone_id, (f) => f.listFilters(query))
-      const start = (page.page - 1) * page.perPage
-      return paged(filters.slice(start, start + page.perPage), filters.length, page)
+      return pageOfList(filters, request.query, FIREWALL_PER_PAGE.default)
     },
   )
 

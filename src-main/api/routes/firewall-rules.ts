@@ -11,9 +11,8 @@ import {
   PriorityUpdate,
 } from '@shared/api/firewall'
 import type { ZoneConfiguration } from '../../zones/configuration'
-import { ok, pageOf, pageQuery, paged } from '../envelope'
+import { FIREWALL_PER_PAGE, ok, pageOfList, pageQuery } from '../envelope'
 
-const PER_PAGE = { default: 25, minimum: 5, maximum: 100 }
 const ZoneParams = Type.Object({ zone_id: Type.String() })
 const RuleParams = Type.Object({ zone_id: Type.String(), rule_id: Type.String() })
 const ListQuery = Type.Object({
@@ -21,7 +20,7 @@ const ListQuery = Type.Object({
   action: Type.Optional(Type.String()),
   description: Type.Optional(Type.String()),
   paused: Type.Optional(Type.Boolean()),
-  ...pageQuery(PER_PAGE),
+  ...pageQuery(FIREWALL_PER_PAGE),
 })
 const DeleteQuery = Type.Object({
   id: Type.Optional(Type.Array(Type.String())),
@@ -45,10 +44,8 @@ export const firewallRuleRoutes: FastifyPluginAsyncTypebox<{
     { schema: { params: ZoneParams, querystring: ListQuery } },
     async (request) => {
       const { page: _page, per_page: _perPage, ...filters } = request.query
-      const page = pageOf(request.query, PER_PAGE.default)
       const rules = await inZone(request.params.zone_id, (f) => f.listRules(filters))
-      const start = (page.page - 1) * page.perPage
-      return paged(rules.slice(start, start + page.perPage), rules.length, page)
+      return pageOfList(rules, request.query, FIREWALL_PER_PAGE.default)
     },
   )
 
