@@ -12,7 +12,11 @@ import { pathToFileURL } from 'node:url'
 import type { Overrides } from '@shared/api/rulesets'
 import { requestContext, type RequestDescription } from '@shared/expression'
 import { compileZone, type EngineRule, type EngineRuleset } from '../src-main/engine'
+import type { WafSensitivity } from '@shared/api/waf'
 import { ManagedCatalog, readCatalogFiles } from '../src-main/zones/catalog'
+import { readLegacyCatalog } from '../src-main/zones/previous-waf/catalog'
+import { enginePreviousWaf } from '../src-main/zones/previous-waf/engine-input'
+import { DEFAULT_SETTINGS } from '../src-main/zones/previous-waf/store'
 
 const ROOT = resolve(import.meta.dirname, '..')
 
@@ -30,6 +34,8 @@ export interface Deployment {
 export interface Configuration {
   name: string
   deployments: Deployment[]
+  /** the previous WAF product instead of managed rulesets, with this OWASP sensitivity */
+  previous?: WafSensitivity
 }
 
 export interface Rates {
@@ -83,6 +89,11 @@ export function configurations(): Configuration[] {
       name: 'General + OWASP PL2, threshold 25',
       deployments: [{ ruleset: GENERAL }, { ruleset: OWASP, overrides: owaspOverrides(2, 25) }],
     },
+    ...(['off', 'high', 'medium', 'low'] as const).map((sensitivity) => ({
+      name: `Previous WAF, OWASP sensitivity ${sensitivity}`,
+      deployments: [],
+      previous: sensitivity,
+    })),
   ]
 }
 
@@ -119,14 +130,31 @@ export function entrypoint(deployments: Deployment[]): EngineRuleset {
 
 export function createMeasurer(): (configuration: Configuration) => Rates {
   const catalog = new ManagedCatalog(readCatalogFiles(resolve(ROOT, 'resources')))
+  const legacy = readLegacyCatalog(resolve(ROOT, 'resources'))
   const attacks = readTraffic('attacks.ndjson').map((request) => requestContext(request))
   const benign = readTraffic('benign.ndjson').map((request) => requestContext(request))
   const credentials = () => undefined
   return (configuration) => {
+    const previous = configuration.previous
     const zone = compileZone({
       zoneEntrypoint: entrypoint(configuration.deployments),
       firewallRules: [],
       resolveRuleset: (id, version) => catalog.resolve(id, version),
+      ...(previous === undefined
+        ? {}
+        : {
+            managedRulesets: false,
+            previousWaf: enginePreviousWaf(
+              {
+                settings: { ...DEFAULT_SETTINGS, sensitivity: previous, action_mode: 'block' },
+                overrides: [],
+                pageRules: [],
+                groupModes: new Map(),
+                ruleModes: new Map(),
+              },
+              legacy,
+            ),
+          }),
     })
     const caught = (ctx: (typeof attacks)[number]) =>
       zone.evaluate(ctx, { credentials, trace: false }).outcome !== 'passed'

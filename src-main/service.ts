@@ -12,12 +12,16 @@ import { credentialRoutes } from './api/routes/credentials'
 import { filterRoutes } from './api/routes/filters'
 import { firewallRuleRoutes, firewallSettingsRoutes } from './api/routes/firewall-rules'
 import { historyRoutes } from './api/routes/history'
+import { pageRuleRoutes } from './api/routes/page-rules'
+import { previousWafRoutes } from './api/routes/previous-waf'
+import { wafMigrationPreviewRoutes, wafMigrationRoutes } from './api/routes/waf-migration'
 import { rulesetRoutes } from './api/routes/rulesets'
 import { simulationRoutes } from './api/routes/simulate'
 import { zoneRoutes } from './api/routes/zones'
 import { createBridge } from './bridge'
 import { ManagedCatalog, readCatalogFiles } from './zones/catalog'
 import { ZoneConfiguration } from './zones/configuration'
+import { readLegacyCatalog } from './zones/previous-waf/catalog'
 import { importSampleCredentials } from './zones/credentials'
 import { Simulator } from './zones/simulator'
 import { importAccountDatabase } from './zones/import-account-db'
@@ -39,6 +43,21 @@ export interface ServiceOptions {
   /** the folder holding managed-rulesets/ (found next to the code when not given) */
   resourcesDir?: string
   now?: () => number
+  /** how long a migration's switch-over takes (else ZONE_WORKBENCH_MIGRATION_SWITCH_MS, else 2 min) */
+  migrationSwitchMs?: number
+}
+
+/** `ZONE_WORKBENCH_MIGRATION_SWITCH_MS`, when it holds a number of milliseconds. */
+function migrationSwitchFromEnvironment(): number | undefined {
+  const raw = process.env.ZONE_WORKBENCH_MIGRATION_SWITCH_MS
+  if (raw === undefined || raw.trim() === '') return undefined
+  const ms = Number(raw)
+  if (!Number.isFinite(ms) || ms < 0) {
+    throw new Error(
+      `ZONE_WORKBENCH_MIGRATION_SWITCH_MS must be a number of milliseconds, not ${raw}`,
+    )
+  }
+  return ms
 }
 
 export interface Service {
@@ -83,8 +102,12 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const resourcesDir = options.resourcesDir ?? findResourcesDir()
   const catalog = new ManagedCatalog(await zones.installCatalog(readCatalogFiles(resourcesDir)))
   await importSampleCredentials(objects.credentials, resourcesDir)
-  const configuration = new ZoneConfiguration(zones, catalog, options.now)
-  const simulator = new Simulator(zones, catalog, objects.credentials, options.now)
+  const legacy = readLegacyCatalog(resourcesDir)
+  const configuration = new ZoneConfiguration(zones, catalog, legacy, {
+    now: options.now,
+    migrationSwitchMs: options.migrationSwitchMs ?? migrationSwitchFromEnvironment(),
+  })
+  const simulator = new Simulator(zones, catalog, legacy, objects.credentials, options.now)
   const server = createApiServer({ credentials: options.api.credentials })
   void server.register(zoneRoutes, { prefix: API_PREFIX, zones })
   void server.register(filterRoutes, { prefix: API_PREFIX, configuration })
@@ -99,6 +122,10 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     configuration,
     owner: 'account',
   })
+  void server.register(previousWafRoutes, { prefix: API_PREFIX, configuration })
+  void server.register(pageRuleRoutes, { prefix: API_PREFIX, configuration })
+  void server.register(wafMigrationRoutes, { prefix: API_PREFIX, configuration })
+  void server.register(wafMigrationPreviewRoutes, { prefix: WORKBENCH_PREFIX, configuration })
   void server.register(historyRoutes, { prefix: WORKBENCH_PREFIX, zones })
   void server.register(firewallSettingsRoutes, { prefix: WORKBENCH_PREFIX, configuration })
   void server.register(simulationRoutes, { prefix: WORKBENCH_PREFIX, simulator, zones })

@@ -7,9 +7,12 @@
 //      level, `rulesets` and `rules` remove later executions); `execute` runs its ruleset with the
 //      overrides resolved, scoring rules adding to the anomaly score that the ruleset's anomaly
 //      rule compares with its threshold; a terminating action ends everything, `log` and `rewrite`
-//      do not.
+//      do not;
+//   3. the previous managed-rules product (previous.ts), while it runs for the zone: alone before
+//      the zone's migration, after the managed phase during it.
 
 import { bytesToText, type EvaluationContext, type Value } from '@shared/expression'
+import { runPreviousWaf } from './previous'
 import {
   TERMINATING,
   type Plan,
@@ -46,7 +49,8 @@ function lookupCredentials(
   return run.options.credentials(username, password)
 }
 
-class Run {
+/** One request's evaluation: what it has logged, traced and added so far, and whether it ended. */
+export class Run {
   readonly events: EngineEvent[] = []
   readonly trace: TraceNode[] = []
   readonly originHeaders: Record<string, string> = {}
@@ -358,7 +362,10 @@ export function evaluatePlan(
 ): Decision {
   const run = new Run(ctx, options)
   const { bypassWaf } = runFirewallRules(plan, run)
-  if (!bypassWaf) runManagedPhase(plan, run)
+  if (!bypassWaf) {
+    runManagedPhase(plan, run)
+    if (plan.previousWaf !== undefined) runPreviousWaf(plan.previousWaf, run)
+  }
   const action = run.terminal?.action
   const outcome = outcomeOf(action)
   return {

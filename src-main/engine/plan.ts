@@ -13,6 +13,7 @@ import {
 } from '@shared/expression'
 import type { Overrides } from '@shared/api/rulesets'
 import { resolveOverrides, type EffectiveRule } from '@shared/rulesets/overrides'
+import { planPreviousWaf, type PlannedPreviousWaf } from './previous'
 import type { EngineFirewallRule, EngineRule, EngineRuleset, ZoneConfig } from './types'
 
 export const TERMINATING = new Set(['block', 'challenge', 'js_challenge', 'managed_challenge'])
@@ -62,7 +63,10 @@ export interface PlannedFirewallRule {
 
 export interface Plan {
   firewallRules: PlannedFirewallRule[]
+  /** the managed phase's entry points (none while the zone has not begun its migration) */
   levels: PlannedLevel[]
+  /** the previous product, run after the managed phase while it still runs for the zone */
+  previousWaf?: PlannedPreviousWaf
 }
 
 // The vendor's action precedence among firewall rules of equal priority (1 runs first).
@@ -170,8 +174,14 @@ export function planZone(config: ZoneConfig): Plan {
       rule,
       expression: compile(rule.filter.expression, { phase: PHASE_LEGACY_FIREWALL }),
     })),
-    levels: [config.accountEntrypoint, config.zoneEntrypoint]
-      .filter((ruleset) => ruleset !== undefined)
-      .map((ruleset) => planLevel(ruleset, config)),
+    levels:
+      config.managedRulesets === false
+        ? []
+        : [config.accountEntrypoint, config.zoneEntrypoint]
+            .filter((ruleset) => ruleset !== undefined)
+            .map((ruleset) => planLevel(ruleset, config)),
+    ...(config.previousWaf === undefined
+      ? {}
+      : { previousWaf: planPreviousWaf(config.previousWaf) }),
   }
 }

@@ -50,7 +50,74 @@ export interface ZoneConfig {
   resolveRuleset: (id: string, version: string | undefined) => EngineRuleset | undefined
   /** the previous product's firewall rules, run before the managed phase */
   firewallRules: EngineFirewallRule[]
+  /** whether the managed phase runs (false for a zone that has not begun its migration) */
+  managedRulesets?: boolean
+  /** the previous managed-rules product, while it runs for the zone (after the managed phase) */
+  previousWaf?: EnginePreviousWaf
 }
 
 /** A security event the engine reports (the simulate API's event). */
 export type EngineEvent = SimulationEvent
+
+/** A rule of the previous product, with the mode the zone's settings give it. */
+export interface EngineWafRule {
+  id: string
+  description: string
+  group_id: string
+  kind: 'deny' | 'allow' | 'anomaly'
+  /** deny rules: disable | simulate | block | challenge; allow and anomaly rules: on | off */
+  mode: string
+  /** deny rules: the action `default` stands for */
+  default_mode: string
+  /** anomaly rules: what a match adds to the score */
+  score?: number
+  expression: string
+}
+
+export interface EngineWafGroup {
+  id: string
+  name: string
+  mode: 'on' | 'off'
+}
+
+export interface EngineWafPackage {
+  id: string
+  name: string
+  detection_mode: 'traditional' | 'anomaly'
+  /** anomaly packages */
+  sensitivity?: 'high' | 'medium' | 'low' | 'off'
+  action_mode?: 'simulate' | 'block' | 'challenge'
+  groups: EngineWafGroup[]
+  /** in the order they run */
+  rules: EngineWafRule[]
+}
+
+/** A URI-based override: for requests its URLs match, other modes for some groups and rules. */
+export interface EngineWafOverride {
+  id: string
+  description: string | null
+  /** matches the override's URLs */
+  expression: string
+  rules: Record<string, string>
+  groups: Record<string, string>
+  rewrite_action: Record<string, string>
+}
+
+/** An active page rule: what it does to the previous WAF, where its URL pattern matches. */
+export interface EnginePageRule {
+  id: string
+  pattern: string
+  expression: string
+  effect?: 'disable_security' | 'waf_off' | 'waf_on'
+}
+
+/** The previous managed-rules product as one zone has it set up. */
+export interface EnginePreviousWaf {
+  /** the zone's `waf` setting */
+  enabled: boolean
+  /** active page rules, the one that wins first */
+  pageRules: EnginePageRule[]
+  /** overrides that are not paused, the one that wins (lowest priority number) first */
+  overrides: EngineWafOverride[]
+  packages: EngineWafPackage[]
+}

@@ -2,10 +2,36 @@
 // the owning object as one atomic write (see transact), so a refused request changes nothing and
 // a dry run answers without writing. The API routes and the renderer's bridge both come here.
 
+import { ApiError, badRequest } from '@shared/api/errors'
+import { PHASE_MANAGED } from '@shared/expression'
+import type { Phase, Ruleset, RulesetUpdateBody } from '@shared/api/rulesets'
+import type {
+  MigrationCheck,
+  MigrationConfig,
+  MigrationPreview,
+  MigrationStatus,
+} from '@shared/api/waf'
 import type { ManagedCatalog } from './catalog'
 import { Firewall } from './firewall/firewall'
-import { newVendorId, vendorTimestamp, type ZoneRegistry } from './registry'
+import type { PageRuleContext, PageRules } from './page-rules'
+import type { LegacyCatalog } from './previous-waf/catalog'
+import {
+  carriedOver,
+  checkMigration,
+  DEFAULT_SWITCH_MS,
+  MIGRATION_ERRORS,
+  migrationConfig,
+  migrationSnapshot,
+  migrationState,
+  migrationStatus,
+  notMigrated,
+  owaspMapping,
+} from './previous-waf/migration'
+import { PreviousWaf } from './previous-waf/previous-waf'
+import type { ZoneRegistry } from './registry'
+import { newVendorId, vendorTimestamp } from './vendor-format'
 import { Rulesets } from './rulesets/rulesets'
+import type { ZoneObject, ZoneRecord } from './zone-object'
 
 /** Whose rulesets: a zone's, or the account's. */
 export type RulesetOwner = { zoneId: string } | { accountId: string }
@@ -14,12 +40,27 @@ export interface ChangeOptions {
   dryRun?: boolean
 }
 
+export interface ConfigurationOptions {
+  now?: () => number
+  /** how long a migration's switch-over takes */
+  migrationSwitchMs?: number
+}
+
+const MANAGED_PHASE = PHASE_MANAGED as Phase
+
 export class ZoneConfiguration {
+  private readonly now: () => number
+  private readonly switchMs: number
+
   constructor(
     private readonly zones: ZoneRegistry,
     readonly catalog: ManagedCatalog,
-    private readonly now: () => number = Date.now,
-  ) {}
+    readonly legacy: LegacyCatalog,
+    options: ConfigurationOptions = {},
+  ) {
+    this.now = options.now ?? Date.now
+    this.switchMs = options.migrationSwitchMs ?? DEFAULT_SWITCH_MS
+  }
 
   private timestamp = () => vendorTimestamp(this.now())
 
@@ -30,20 +71,8 @@ export class ZoneConfiguration {
   ): Promise<Awaited<R>> {
     const common = { catalog: this.catalog, now: this.timestamp, newId: newVendorId }
     if ('zoneId' in owner) {
-      return this.zones.inZone(owner.zoneId, (zone) =>
-        zone.change(
-          () =>
-            work(
-              new Rulesets({
-                ...common,
-                store: zone.rulesets,
-                scope: 'zone',
-                basePath: `/zones/${owner.zoneId}`,
-                describe: (note) => zone.describe(note),
-              }),
-            ),
-          options,
-        ),
+      return this.zones.inZone(owner.zoneId, (zone, record) =>
+        zone.change(() => work(this.zoneRulesets(zone, record)), options),
       )
     }
     return this.zones.inAccount(owner.accountId, (account) =>
@@ -63,6 +92,28 @@ export class ZoneConfiguration {
     )
   }
 
+  private zoneRulesets(
+    zone: ZoneObject,
+    record: ZoneRecord,
+    managedDeployments: 'as the zone stands' | 'migrating' = 'as the zone stands',
+  ): Rulesets {
+    const notBegun = migrationState(record, zone.previousWaf.settings()) === 'start'
+    return new Rulesets({
+      catalog: this.catalog,
+      now: this.timestamp,
+      newId: newVendorId,
+      store: zone.rulesets,
+      scope: 'zone',
+      basePath: `/zones/${record.id}`,
+      describe: (note) => zone.describe(note),
+      ...(notBegun && managedDeployments !== 'migrating'
+        ? {
+            managedDeploymentsRefused: `the zone still runs the previous WAF managed rules: deploy managed rulesets through its migration (PUT /zones/${record.id}/rulesets/phases/http_request_firewall_managed/entrypoint?waf_migration=pending&phase_two=1, after GET /zones/${record.id}/waf_migration/check?phase_two=1)`,
+          }
+        : {}),
+    })
+  }
+
   firewall<R>(zoneId: string, work: (firewall: Firewall) => R): Promise<Awaited<R>> {
     return this.zones.inZone(zoneId, (zone, record) =>
       zone.change(() =>
@@ -78,5 +129,176 @@ export class ZoneConfiguration {
         ),
       ),
     )
+  }
+
+  /** The previous product's API for the zone (refused once the zone is on managed rulesets). */
+  previousWaf<R>(zoneId: string, work: (waf: PreviousWaf) => R): Promise<Awaited<R>> {
+    return this.zones.inZone(zoneId, (zone, record) =>
+      zone.change(() =>
+        work(
+          new PreviousWaf({
+            store: zone.previousWaf,
+            catalog: this.legacy,
+            record,
+            now: this.timestamp,
+            newId: newVendorId,
+            describe: (note) => zone.describe(note),
+          }),
+        ),
+      ),
+    )
+  }
+
+  pageRules<R>(
+    zoneId: string,
+    work: (pageRules: PageRules, context: PageRuleContext) => R,
+  ): Promise<Awaited<R>> {
+    return this.zones.inZone(zoneId, (zone, record) =>
+      zone.change(() =>
+        work(zone.pageRules, {
+          plan: record.plan,
+          now: this.timestamp,
+          newId: newVendorId,
+          describe: (note) => zone.describe(note),
+          basePath: `/zones/${zoneId}`,
+        }),
+      ),
+    )
+  }
+
+  // --- the migration ----------------------------------------------------------------------------
+
+  migrationCheck(zoneId: string): Promise<MigrationCheck> {
+    return this.zones.inZone(zoneId, (zone, record) =>
+      checkMigration(migrationSnapshot(zone, record, this.legacy)),
+    )
+  }
+
+  migrationConfig(zoneId: string): Promise<MigrationConfig> {
+    return this.zones.inZone(zoneId, (zone, record) =>
+      migrationConfig(migrationSnapshot(zone, record, this.legacy)),
+    )
+  }
+
+  migrationStatus(zoneId: string): Promise<MigrationStatus> {
+    return this.zones.inZone(zoneId, (zone, record) =>
+      migrationStatus(record, zone.previousWaf.settings()),
+    )
+  }
+
+  migrationPreview(zoneId: string): Promise<MigrationPreview> {
+    return this.zones.inZone(zoneId, (zone, record) => {
+      const snapshot = migrationSnapshot(zone, record, this.legacy)
+      let config: MigrationConfig | null = null
+      let configError: MigrationPreview['config_error'] = null
+      try {
+        config = migrationConfig(snapshot)
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error
+        configError = { code: error.code, message: error.message }
+      }
+      const entrypoint = zone.rulesets.entrypoint(MANAGED_PHASE, 'zone')
+      return {
+        check: checkMigration(snapshot),
+        config,
+        config_error: configError,
+        current_entrypoint: entrypoint === undefined ? null : entrypointBody(entrypoint),
+        owasp: owaspMapping(snapshot.settings),
+        not_migrated: notMigrated(snapshot, this.legacy),
+        carried_over: carriedOver(snapshot),
+      }
+    })
+  }
+
+  /**
+   * `PUT …/entrypoint?waf_migration=…`: deploys `body` as the zone's managed-phase entry point
+   * and moves the migration on. `validation` (Enterprise only) runs both products, the new one
+   * first; `pending` starts the switch-over, which the zone's alarm completes `switchMs` later.
+   */
+  deployMigration(
+    zoneId: string,
+    mode: 'pending' | 'validation',
+    body: RulesetUpdateBody,
+    options: ChangeOptions = {},
+  ): Promise<Ruleset> {
+    return this.zones.inZone(zoneId, (zone, record) =>
+      zone.change(() => {
+        const snapshot = migrationSnapshot(zone, record, this.legacy)
+        const state = migrationState(record, snapshot.settings)
+        if (state === 'completed' && snapshot.settings.migration_created === null) {
+          throw badRequest(
+            MIGRATION_ERRORS.nothingToMigrate,
+            'This zone does not use the previous WAF managed rules: there is nothing to migrate. Leave out waf_migration.',
+          )
+        }
+        if (state === 'completed' || state === 'pending') {
+          throw badRequest(
+            MIGRATION_ERRORS.alreadyMigrating,
+            state === 'completed'
+              ? 'The zone has already migrated to WAF managed rulesets: the migration cannot be repeated or undone.'
+              : `The migration is underway and completes at ${new Date(snapshot.settings.migration_switch_at ?? 0).toISOString()}; it cannot be changed meanwhile.`,
+          )
+        }
+        if (mode === 'validation' && record.plan !== 'enterprise') {
+          throw badRequest(
+            MIGRATION_ERRORS.validationNotAllowed,
+            `Validation mode is available to Enterprise zones only (this zone is on the ${record.plan} plan): deploy with waf_migration=pending.`,
+          )
+        }
+        const check = checkMigration(snapshot)
+        if (!check.compatible) {
+          throw badRequest(
+            MIGRATION_ERRORS.incompatible,
+            `The zone cannot migrate: ${check.reasons.join(' ')}`,
+          )
+        }
+        // The limits on what carries over hold whatever configuration is deployed.
+        migrationConfig(snapshot)
+        const ruleset = this.zoneRulesets(zone, record, 'migrating').putEntrypoint(
+          MANAGED_PHASE,
+          body,
+        )
+        const at = this.now()
+        const started = {
+          migration_created: snapshot.settings.migration_created ?? new Date(at).toISOString(),
+          migration_source: 'api',
+        }
+        if (mode === 'validation') {
+          zone.describe('WAF migration: validation mode (both WAFs run, the new one first)')
+          zone.previousWaf.saveSettings({ ...started, migration_state: 'validation' })
+        } else {
+          const switchAt = at + this.switchMs
+          zone.describe(
+            `WAF migration started: the previous WAF managed rules switch off at ${new Date(switchAt).toISOString()}`,
+          )
+          zone.previousWaf.saveSettings({
+            ...started,
+            migration_state: 'pending',
+            migration_switch_at: switchAt,
+          })
+          zone.wakeBy(switchAt)
+        }
+        return ruleset
+      }, options),
+    )
+  }
+}
+
+/** An entry point as a body that would deploy it again (for the migration's diff). */
+function entrypointBody(ruleset: Ruleset): MigrationPreview['current_entrypoint'] {
+  return {
+    name: ruleset.name,
+    rules: ruleset.rules.map((rule) => ({
+      id: rule.id,
+      version: rule.version,
+      ref: rule.ref,
+      action: rule.action,
+      expression: rule.expression ?? '',
+      description: rule.description,
+      enabled: rule.enabled,
+      ...(rule.action_parameters === undefined
+        ? {}
+        : { action_parameters: rule.action_parameters }),
+    })),
   }
 }

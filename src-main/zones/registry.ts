@@ -3,7 +3,6 @@
 // earlier, at the boundary that received it. State lives in objects: the account object indexes
 // the zones, and each zone's object holds the zone.
 
-import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { ApiError, badRequest, couldNotRoute, isVendorId } from '@shared/api/errors'
 import {
@@ -19,16 +18,10 @@ import { AccountObject } from './account-object'
 import type { ManagedRuleset } from './catalog'
 import { CredentialsObject } from './credentials'
 import { planInfo, resolvePlan } from './plans'
+import { newVendorId, vendorTimestamp } from './vendor-format'
 import { ZoneObject, type ZoneRecord } from './zone-object'
 
 export const ACCOUNT = { id: '01a7362d577a6c3019a474fd6f485823', name: 'Zone Workbench' }
-
-/** The vendor's timestamps: RFC 3339 UTC with microseconds. */
-export function vendorTimestamp(ms: number): string {
-  return new Date(ms).toISOString().replace('Z', '000Z')
-}
-
-export const newVendorId = (): string => randomBytes(16).toString('hex')
 
 export interface ZoneQuery {
   name?: string
@@ -136,6 +129,7 @@ export class ZoneRegistry {
     if (input.account !== undefined && input.account.id !== ACCOUNT.id) {
       throw new ApiError(403, 9109, 'Unauthorized to access requested resource')
     }
+    if (input.waf_product === 'previous' && plan === 'free') throw previousProductOnFree()
     const at = vendorTimestamp(this.now())
     return toZone(
       await this.adopt({
@@ -174,7 +168,13 @@ export class ZoneRegistry {
     if (edit.paused !== undefined) changes.paused = edit.paused
     if (edit.type !== undefined) changes.type = edit.type
     if (edit.plan !== undefined) changes.plan = checkedPlan(edit.plan)
-    return toZone(await this.inZone(id, (zone) => zone.update(changes)))
+    return toZone(
+      await this.inZone(id, (zone, record) => {
+        if (changes.plan === 'free' && record.waf_product === 'previous')
+          throw previousProductOnFree()
+        return zone.update(changes)
+      }),
+    )
   }
 
   /** Zone names are fixed in the vendor's API; renaming is the workbench's own operation. */
@@ -218,20 +218,24 @@ export class ZoneRegistry {
    * undone at once and refused.
    */
   async restore(id: string, bookmark: string): Promise<{ restored: string; undo: string }> {
+    const migratingBefore = await this.inZone(id, (zone) => zone.migrationUnderway())
     const undo = await this.scheduleRestore(id, bookmark)
-    const record = await this.objects.zones.call(this.objects.zones.idFromName(id), (z) =>
-      z.record(),
+    const { record, migrating } = await this.objects.zones.call(
+      this.objects.zones.idFromName(id),
+      (z) => ({ record: z.record(), migrating: z.migrationUnderway() }),
     )
     const refusal =
       record === undefined
         ? 'That point is from before the zone was created.'
-        : await this.account((a) => {
-            const holder = a.holderOf(record.name)
-            if (holder !== undefined && holder !== id)
-              return `Another zone now holds the name ${record.name}.`
-            a.rename(id, record.name)
-            return undefined
-          })
+        : migratingBefore && !migrating
+          ? 'That point is from before the zone began its migration to WAF managed rulesets, which cannot be undone.'
+          : await this.account((a) => {
+              const holder = a.holderOf(record.name)
+              if (holder !== undefined && holder !== id)
+                return `Another zone now holds the name ${record.name}.`
+              a.rename(id, record.name)
+              return undefined
+            })
     if (refusal !== undefined) {
       await this.scheduleUncheckedRestore(id, undo)
       await this.objects.zones.call(this.objects.zones.idFromName(id), (z) => z.record())
@@ -270,6 +274,12 @@ export class ZoneRegistry {
 }
 
 const duplicate = (name: string) => badRequest(1061, `${name} already exists.`)
+
+const previousProductOnFree = () =>
+  badRequest(
+    1004,
+    'The previous WAF managed rules need a Pro, Business or Enterprise plan: a Free zone cannot run them.',
+  )
 
 function checkedName(raw: string): string {
   const name = raw.trim().toLowerCase().replace(/\.$/, '')

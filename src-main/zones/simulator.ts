@@ -2,18 +2,42 @@
 // account's entry point from the account's), compiles it with the engine once per configuration
 // (recompiling only when a ruleset version or a firewall rule changes), evaluates the request
 // with the credential database at hand, and records the security events it leaves.
+//
+// Which WAF runs follows the zone's migration: the previous product alone before it, both during
+// it (the managed rulesets first), managed rulesets after. `compare` runs each product alone, the
+// side-by-side view a team wants before cutting over.
 
 import { createHash, randomBytes } from 'node:crypto'
 import { requestContext, PHASE_MANAGED } from '@shared/expression'
-import type { Phase, Ruleset } from '@shared/api/rulesets'
-import type { SimulatedRequest, Simulation } from '@shared/api/simulate'
+import type { Phase, RuleBody, Ruleset } from '@shared/api/rulesets'
+import {
+  OUTCOMES,
+  type Outcome,
+  type SimulatedRequest,
+  type Simulation,
+} from '@shared/api/simulate'
+import type { ComparedRequest, MigrationComparison } from '@shared/api/waf'
+import { badRequest } from '@shared/api/errors'
 import {
   compileZone,
   type CompiledZone,
+  type Decision,
   type EngineFirewallRule,
+  type EnginePreviousWaf,
   type EngineRuleset,
+  type ZoneConfig,
 } from '../engine'
 import type { ManagedCatalog } from './catalog'
+import type { LegacyCatalog } from './previous-waf/catalog'
+import { enginePreviousWaf } from './previous-waf/engine-input'
+import {
+  managedRulesetsRun,
+  MIGRATION_ERRORS,
+  migrationConfig,
+  migrationSnapshot,
+  migrationState,
+  previousProductRuns,
+} from './previous-waf/migration'
 import type { CredentialNamespace } from './credentials'
 import type { NewSecurityEvent } from './events'
 import { ACCOUNT, type ZoneRegistry } from './registry'
@@ -24,7 +48,14 @@ interface Gathered {
   accountEntrypoint?: Ruleset
   accountRulesets: Ruleset[]
   firewallRules: EngineFirewallRule[]
+  managedRulesets: boolean
+  previousWaf?: EnginePreviousWaf
+  /** the migration's configuration, while the zone has not begun its migration */
+  generatedEntrypoint?: EngineRuleset
 }
+
+/** Which product a compiled zone runs: as the zone stands, or one of them alone. */
+type Variant = 'zone' | 'previous' | 'new'
 
 const MANAGED_PHASE = PHASE_MANAGED as Phase
 
@@ -50,19 +81,35 @@ export class Simulator {
   constructor(
     private readonly zones: ZoneRegistry,
     private readonly catalog: ManagedCatalog,
+    private readonly legacy: LegacyCatalog,
     private readonly credentials: CredentialNamespace,
     private readonly now: () => number = Date.now,
   ) {}
 
-  private async gather(zoneId: string): Promise<Gathered> {
-    const zone = await this.zones.inZone(zoneId, (z) => ({
-      zoneEntrypoint: z.rulesets.entrypoint(MANAGED_PHASE, 'zone'),
-      zoneRulesets: z.rulesets.list(),
-      firewallRules: z.firewall.rules().flatMap((rule): EngineFirewallRule[] => {
-        const filter = z.firewall.filter(rule.filter_id)
-        return filter === undefined ? [] : [{ ...rule, filter }]
-      }),
-    }))
+  private async gather(zoneId: string, variant: Variant): Promise<Gathered> {
+    const zone = await this.zones.inZone(zoneId, (z, record) => {
+      const snapshot = migrationSnapshot(z, record, this.legacy)
+      const state = migrationState(record, snapshot.settings)
+      const hadPrevious =
+        record.waf_product === 'previous' || snapshot.settings.migration_created !== null
+      if (variant !== 'zone' && !hadPrevious) {
+        throw badRequest(
+          MIGRATION_ERRORS.nothingToMigrate,
+          'This zone never ran the previous WAF managed rules: there is nothing to compare.',
+        )
+      }
+      const previous = variant === 'previous' || (variant === 'zone' && previousProductRuns(state))
+      return {
+        zoneEntrypoint: z.rulesets.entrypoint(MANAGED_PHASE, 'zone'),
+        zoneRulesets: z.rulesets.list(),
+        firewallRules: z.firewallRulesWithFilters(),
+        managedRulesets: variant === 'new' || (variant === 'zone' && managedRulesetsRun(state)),
+        ...(previous ? { previousWaf: enginePreviousWaf(snapshot, this.legacy) } : {}),
+        ...(variant === 'new' && state === 'start'
+          ? { generatedEntrypoint: generatedEntrypoint(migrationConfig(snapshot).rules) }
+          : {}),
+      }
+    })
     const account = await this.zones.inAccount(ACCOUNT.id, (a) => ({
       accountEntrypoint: a.rulesets.entrypoint(MANAGED_PHASE, 'root'),
       accountRulesets: a.rulesets.list(),
@@ -71,24 +118,76 @@ export class Simulator {
   }
 
   /** The compiled zone for its current configuration (compiled again only after a change). */
-  private async compiledZone(zoneId: string): Promise<CompiledZone> {
-    const gathered = await this.gather(zoneId)
+  private async compiledZone(zoneId: string, variant: Variant = 'zone'): Promise<CompiledZone> {
+    const gathered = await this.gather(zoneId, variant)
     const key = createHash('sha1').update(JSON.stringify(gathered)).digest('hex')
-    const cached = this.compiled.get(zoneId)
+    const cacheKey = `${zoneId}/${variant}`
+    const cached = this.compiled.get(cacheKey)
     if (cached?.key === key) return cached.zone
     const own = new Map(
       [...gathered.accountRulesets, ...gathered.zoneRulesets].map((r) => [r.id, r]),
     )
-    const zone = compileZone({
-      zoneEntrypoint: gathered.zoneEntrypoint as EngineRuleset | undefined,
+    const config: ZoneConfig = {
+      zoneEntrypoint: (gathered.generatedEntrypoint ?? gathered.zoneEntrypoint) as
+        EngineRuleset | undefined,
       accountEntrypoint: gathered.accountEntrypoint as EngineRuleset | undefined,
       firewallRules: gathered.firewallRules,
+      managedRulesets: gathered.managedRulesets,
+      ...(gathered.previousWaf === undefined ? {} : { previousWaf: gathered.previousWaf }),
       resolveRuleset: (id, version) =>
         this.catalog.resolve(id, version) ??
         (own.get(id)?.kind === 'custom' ? (own.get(id) as EngineRuleset) : undefined),
-    })
-    this.compiled.set(zoneId, { key, zone })
+    }
+    const zone = compileZone(config)
+    this.compiled.set(cacheKey, { key, zone })
     return zone
+  }
+
+  /** Runs `work` with a lookup in the credential database (only whole pairs count as exposed). */
+  private withCredentials<R>(
+    work: (lookup: (username: string, password: string) => 'pair' | undefined) => R,
+  ): Promise<Awaited<R>> {
+    return this.credentials.call(this.credentials.idFromName('credentials'), (db) =>
+      work((username, password) => (db.lookup(username, password) === 'pair' ? 'pair' : undefined)),
+    )
+  }
+
+  /**
+   * What the previous product alone and managed rulesets alone would do to each request (the
+   * managed rulesets as the zone's entry point has them once its migration has begun, else as
+   * the migration would deploy them). Records no events.
+   */
+  async compare(
+    zoneId: string,
+    requests: readonly SimulatedRequest[],
+    offset = 0,
+  ): Promise<{
+    results: ComparedRequest[]
+    newConfiguration: MigrationComparison['new_configuration']
+  }> {
+    const previous = await this.compiledZone(zoneId, 'previous')
+    const gatheredNew = await this.gather(zoneId, 'new')
+    const next = await this.compiledZone(zoneId, 'new')
+    const at = this.now()
+    const results = await this.withCredentials((credentials) =>
+      requests.map((request, index): ComparedRequest => {
+        const ctx = requestContext({ ...request, timestamp: at })
+        const before = summarizeDecision(previous.evaluate(ctx, { trace: false, credentials }))
+        const after = summarizeDecision(next.evaluate(ctx, { trace: false, credentials }))
+        return {
+          index: offset + index,
+          method: request.method.toUpperCase(),
+          url: request.url,
+          differs: before.outcome !== after.outcome || before.action !== after.action,
+          previous: before,
+          new: after,
+        }
+      }),
+    )
+    return {
+      results,
+      newConfiguration: gatheredNew.generatedEntrypoint === undefined ? 'entrypoint' : 'generated',
+    }
   }
 
   /** Evaluates `requests` against the zone as configured now; events are recorded if asked. */
@@ -99,17 +198,14 @@ export class Simulator {
   ): Promise<Simulation[]> {
     const zone = await this.compiledZone(zoneId)
     const at = this.now()
-    const simulations = await this.credentials.call(
-      this.credentials.idFromName('credentials'),
-      (db) =>
-        requests.map((request): Simulation => ({
-          ray_id: randomBytes(8).toString('hex'),
-          ...zone.evaluate(requestContext({ ...request, timestamp: at }), {
-            trace: options.trace,
-            credentials: (username, password) =>
-              db.lookup(username, password) === 'pair' ? 'pair' : undefined,
-          }),
-        })),
+    const simulations = await this.withCredentials((credentials) =>
+      requests.map((request): Simulation => ({
+        ray_id: randomBytes(8).toString('hex'),
+        ...zone.evaluate(requestContext({ ...request, timestamp: at }), {
+          trace: options.trace,
+          credentials,
+        }),
+      })),
     )
     if (options.record !== false) {
       const events = simulations.flatMap((simulation, index) => {
@@ -137,4 +233,64 @@ export class Simulator {
     }
     return simulations
   }
+}
+
+/** The migration's configuration as an entry point the engine can run. */
+function generatedEntrypoint(rules: RuleBody[]): EngineRuleset {
+  return {
+    id: 'waf-migration-configuration',
+    name: 'default',
+    description: 'What the migration would deploy',
+    kind: 'zone',
+    phase: MANAGED_PHASE,
+    version: '1',
+    last_updated: '',
+    rules: rules.map((rule, index) => {
+      const id = `waf-migration-rule-${index + 1}`
+      return {
+        id,
+        ref: id,
+        version: '1',
+        last_updated: '',
+        action: rule.action ?? '',
+        expression: rule.expression ?? 'true',
+        description: rule.description ?? '',
+        enabled: rule.enabled ?? true,
+        ...(rule.action_parameters === undefined
+          ? {}
+          : { action_parameters: rule.action_parameters }),
+      }
+    }),
+  }
+}
+
+function summarizeDecision(decision: Decision): ComparedRequest['previous'] {
+  return {
+    outcome: decision.outcome,
+    action: decision.action,
+    rules: decision.events.map((event) => event.rule_id),
+  }
+}
+
+/** Counts and ordering of a side-by-side replay: differences first, each group in request order. */
+export function comparisonOf(
+  results: ComparedRequest[],
+  newConfiguration: MigrationComparison['new_configuration'],
+): MigrationComparison {
+  const zero = () => Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>
+  const comparison: MigrationComparison = {
+    requests: results.length,
+    differences: 0,
+    new_configuration: newConfiguration,
+    outcomes: { previous: zero(), new: zero() },
+    matrix: Object.fromEntries(OUTCOMES.map((o) => [o, zero()])) as MigrationComparison['matrix'],
+    results: [...results.filter((r) => r.differs), ...results.filter((r) => !r.differs)],
+  }
+  for (const result of results) {
+    if (result.differs) comparison.differences++
+    comparison.outcomes.previous[result.previous.outcome]++
+    comparison.outcomes.new[result.new.outcome]++
+    comparison.matrix[result.previous.outcome][result.new.outcome]++
+  }
+  return comparison
 }

@@ -1,13 +1,17 @@
 // A zone as a stateful object: everything the zone holds lives in its own storage (SQL backend),
 // so its whole configuration has one history that can be listed and restored.
 
+import type { EngineFirewallRule } from '../engine'
 import type { AlarmInvocationInfo, ObjectContext } from '../objects'
 import { isOriginBookmark, type HistoryPoint } from '../storage'
 import type { WafProduct, ZonePlan, ZoneType } from '@shared/api/zones'
 import { EVENTS_NOTE, EVENTS_SCHEMA, EventStore } from './events'
 import { FirewallStore, FIREWALL_SCHEMA } from './firewall/store'
+import { PageRules, PAGE_RULES_SCHEMA } from './page-rules'
+import { PreviousWafStore, PREVIOUS_WAF_SCHEMA } from './previous-waf/store'
 import { RefusedAfterWrite } from './problems'
 import { RULESET_SCHEMA, RulesetStore } from './rulesets/store'
+import { vendorTimestamp } from './vendor-format'
 
 /** The zone's own settings, one row of the `zone` table. */
 export interface ZoneRecord {
@@ -32,6 +36,8 @@ const SCHEMA: readonly string[] = [
   ...RULESET_SCHEMA,
   ...FIREWALL_SCHEMA,
   ...EVENTS_SCHEMA,
+  ...PREVIOUS_WAF_SCHEMA,
+  ...PAGE_RULES_SCHEMA,
 ]
 
 /** Brings an object's SQL schema up to date; the steps run in the object's implicit transaction. */
@@ -102,11 +108,15 @@ export class ZoneObject {
   readonly rulesets: RulesetStore
   readonly firewall: FirewallStore
   readonly events: EventStore
+  readonly previousWaf: PreviousWafStore
+  readonly pageRules: PageRules
 
   constructor(private readonly ctx: ObjectContext) {
     this.rulesets = new RulesetStore(ctx)
     this.firewall = new FirewallStore(ctx)
     this.events = new EventStore(ctx)
+    this.previousWaf = new PreviousWafStore(ctx)
+    this.pageRules = new PageRules(ctx)
     // A new zone's schema is written together with its record (initialize), so that the first
     // point in its history is the zone as created, never an empty shell.
     if (this.exists()) migrateSchema(ctx, SCHEMA)
@@ -160,6 +170,25 @@ export class ZoneObject {
     return next
   }
 
+  /** Whether the zone's migration off the previous product has begun its switch-over or ended. */
+  migrationUnderway(): boolean {
+    const record = this.record()
+    if (record === undefined) return false
+    const { migration_state, migration_created } = this.previousWaf.settings()
+    return (
+      migration_state === 'pending' ||
+      (record.waf_product === 'managed_rulesets' && migration_created !== null)
+    )
+  }
+
+  /** The firewall rules with their filters, as the engine and the migration read them. */
+  firewallRulesWithFilters(): EngineFirewallRule[] {
+    return this.firewall.rules().flatMap((rule): EngineFirewallRule[] => {
+      const filter = this.firewall.filter(rule.filter_id)
+      return filter === undefined ? [] : [{ ...rule, filter }]
+    })
+  }
+
   /** Runs one configuration change atomically (see transact). */
   change<R>(work: () => R, options: { dryRun?: boolean } = {}): R {
     return transact(this.ctx, work, options)
@@ -177,10 +206,37 @@ export class ZoneObject {
     this.events.record(events)
   }
 
-  /** The zone's one alarm: pruning security events past their retention. */
+  /**
+   * Asks for the zone's one alarm to fire by `time` at the latest. The alarm serves everything
+   * timed (a migration's switch-over, pruning events), and each firing sets the next.
+   */
+  wakeBy(time: number): void {
+    const scheduled = this.ctx.storage.scheduledAlarm()
+    if (scheduled === null || time < scheduled) void this.ctx.storage.setAlarm(time)
+  }
+
+  /** Completes a pending migration whose switch-over is due, and prunes expired events. */
   async alarm(info: AlarmInvocationInfo): Promise<void> {
-    const next = this.events.prune(info.scheduledTime)
-    if (next !== null) await this.ctx.storage.setAlarm(next)
+    const now = info.scheduledTime
+    const { migration_state, migration_switch_at } = this.previousWaf.settings()
+    let nextSwitch: number | null = null
+    if (migration_state === 'pending' && migration_switch_at !== null) {
+      if (migration_switch_at <= now) this.change(() => this.completeMigration(now))
+      else nextSwitch = migration_switch_at
+    }
+    const nextPrune = this.events.prune(now)
+    const next = [nextSwitch, nextPrune].filter((t) => t !== null)
+    if (next.length > 0) await this.ctx.storage.setAlarm(Math.min(...next))
+  }
+
+  /** The switch-over: the previous product is off for good, the zone is on managed rulesets. */
+  private completeMigration(now: number): void {
+    this.describe('WAF migration completed: the previous WAF managed rules are off for good')
+    this.previousWaf.saveSettings({ migration_state: 'completed', migration_switch_at: null })
+    this.update({
+      waf_product: 'managed_rulesets',
+      modified_on: vendorTimestamp(now),
+    })
   }
 
   /** Points in the zone's history of configuration changes, newest first, from its creation on. */

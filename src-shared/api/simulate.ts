@@ -45,7 +45,15 @@ export type CredentialMatch = 'pair' | 'test-credentials'
 
 /** One rule the engine considered, and what came of it. */
 export interface TraceNode {
-  kind: 'firewall_rule' | 'entrypoint_rule' | 'ruleset_rule'
+  kind:
+    | 'firewall_rule'
+    | 'entrypoint_rule'
+    | 'ruleset_rule'
+    // the previous product: the page rule and URI override that applied, its packages and rules
+    | 'page_rule'
+    | 'waf_override'
+    | 'waf_package'
+    | 'waf_rule'
   ruleset_id: string | null
   rule_id: string
   description: string
@@ -80,8 +88,8 @@ export interface SimulationEvent {
   rule_ref?: string
   action: string
   description: string
-  /** firewallRules (the previous product) or firewallManaged */
-  source: 'firewallRules' | 'firewallManaged'
+  /** firewallRules (Firewall Rules), firewallManaged (managed rulesets), waf (the previous WAF) */
+  source: 'firewallRules' | 'firewallManaged' | 'waf'
   /** the OWASP anomaly score when the anomaly rule acted */
   score?: number
   /** payload logging: what matched, per field */

@@ -14,6 +14,7 @@ import {
   type Phase,
   type RulesetSummary,
 } from '@shared/api/rulesets'
+import { WAF_MIGRATION_MODES } from '@shared/api/waf'
 import type { RulesetOwner, ZoneConfiguration } from '../../zones/configuration'
 import type { Rulesets } from '../../zones/rulesets/rulesets'
 import { ok } from '../envelope'
@@ -25,6 +26,11 @@ export interface RulesetRoutesOptions {
 }
 
 const DryRun = Type.Object({ dry_run: Type.Optional(Type.Boolean()) })
+const EntrypointQuery = Type.Object({
+  dry_run: Type.Optional(Type.Boolean()),
+  waf_migration: Type.Optional(Type.String()),
+  phase_two: Type.Optional(Type.String()),
+})
 const ListQuery = Type.Object({
   cursor: Type.Optional(Type.String()),
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
@@ -132,12 +138,37 @@ export const rulesetRoutes: FastifyPluginAsyncTypebox<RulesetRoutesOptions> = as
     },
   )
 
+  // With `waf_migration`, the zone's managed-phase entry point is deployed as a step of the
+  // zone's migration off the previous product (ZoneConfiguration.deployMigration).
   app.put(
     '/rulesets/phases/:phase/entrypoint',
-    { schema: { params: PhaseParams, querystring: DryRun, body: RulesetUpdateBody } },
+    { schema: { params: PhaseParams, querystring: EntrypointQuery, body: RulesetUpdateBody } },
     async (request) => {
       const phase = phaseOf(request.params.phase, where(request.url))
-      return change(request.params, request.query, (r) => r.putEntrypoint(phase, request.body))
+      const { waf_migration: migration, dry_run: dryRun } = request.query
+      if (migration === undefined) {
+        return change(request.params, request.query, (r) => r.putEntrypoint(phase, request.body))
+      }
+      const mode = WAF_MIGRATION_MODES[migration]
+      if (mode === undefined) {
+        throw badRequest(
+          1001,
+          `Invalid request: waf_migration must be pending (or 1) or validation (or 2), not ${JSON.stringify(migration)}`,
+        )
+      }
+      if (owner !== 'zone' || phase !== 'http_request_firewall_managed') {
+        throw badRequest(
+          1001,
+          "Invalid request: waf_migration applies to a zone's http_request_firewall_managed entry point only",
+        )
+      }
+      const result = await configuration.deployMigration(
+        request.params.zone_id ?? '',
+        mode,
+        request.body,
+        { dryRun },
+      )
+      return ok(dryRun ? null : result)
     },
   )
 

@@ -1,14 +1,17 @@
 // /workbench/v1/zones/:zone_id/{simulate,replay,events}: what the zone would do to a request,
 // what it would have done to recorded traffic, and the security events both leave behind.
 // Replay takes NDJSON (one request description per line) or a HAR file; with `?stream=true` it
-// answers NDJSON progress lines and then the envelope, so a long replay shows its progress.
+// answers NDJSON progress lines and then the envelope, so a long replay shows its progress. The
+// migration's side-by-side replay (waf_migration/compare) takes the same bodies.
 
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import { Value } from 'typebox/value'
 import { badRequest } from '@shared/api/errors'
 import { SimulatedRequest, type ReplaySummary, type Simulation } from '@shared/api/simulate'
-import type { Simulator } from '../../zones/simulator'
+import type { MigrationComparison } from '@shared/api/waf'
+import { comparisonOf, type Simulator } from '../../zones/simulator'
 import type { SecurityEvent } from '@shared/api/simulate'
 import type { EventQuery } from '../../zones/events'
 import type { ZoneRegistry } from '../../zones/registry'
@@ -21,6 +24,7 @@ const ReplayQuery = Type.Object({
   results: Type.Optional(Type.Boolean()),
   record: Type.Optional(Type.Boolean()),
 })
+const CompareQuery = Type.Object({ stream: Type.Optional(Type.Boolean()) })
 const EventsQuery = Type.Object({
   since: Type.Optional(Type.String()),
   until: Type.Optional(Type.String()),
@@ -32,6 +36,16 @@ const EventsQuery = Type.Object({
 })
 
 const REPLAY_CHUNK = 250
+
+const replayOf = (request: {
+  params: { zone_id: string }
+  query: { stream?: boolean }
+  body: unknown
+}) => ({
+  zoneId: request.params.zone_id,
+  body: request.body,
+  stream: request.query.stream === true,
+})
 
 interface HarEntry {
   request?: {
@@ -171,35 +185,68 @@ export const simulationRoutes: FastifyPluginAsyncTypebox<{
     },
   )
 
+  /**
+   * Runs `work` over the requests of a replay body chunk by chunk; with `stream`, writes a
+   * progress line after each chunk and the envelope last.
+   */
+  const replayInChunks = async <T, A>(
+    replay: { zoneId: string; body: unknown; stream: boolean },
+    reply: FastifyReply,
+    work: (chunk: SimulatedRequest[], offset: number) => Promise<T[]>,
+    answer: (requests: SimulatedRequest[], results: T[]) => A,
+  ) => {
+    const { body, stream } = replay
+    const requests = parseReplay(typeof body === 'string' ? body : JSON.stringify(body))
+    await zones.get(replay.zoneId)
+    const results: T[] = []
+    if (stream) reply.raw.writeHead(200, { 'content-type': 'application/x-ndjson' })
+    for (let start = 0; start < requests.length; start += REPLAY_CHUNK) {
+      results.push(...(await work(requests.slice(start, start + REPLAY_CHUNK), start)))
+      if (stream) {
+        reply.raw.write(
+          `${JSON.stringify({ progress: { done: results.length, total: requests.length } })}\n`,
+        )
+      }
+    }
+    const envelope = ok(answer(requests, results))
+    if (!stream) return envelope
+    reply.raw.end(`${JSON.stringify(envelope)}\n`)
+    return reply
+  }
+
   app.post(
     '/zones/:zone_id/replay',
     { schema: { params: ZoneParams, querystring: ReplayQuery }, bodyLimit: 256 * 1024 * 1024 },
-    async (request, reply) => {
-      const body = request.body
-      const text = typeof body === 'string' ? body : JSON.stringify(body)
-      const requests = parseReplay(text)
-      await zones.get(request.params.zone_id)
-      const simulations: Simulation[] = []
-      const stream = request.query.stream === true
-      if (stream) reply.raw.writeHead(200, { 'content-type': 'application/x-ndjson' })
-      for (let start = 0; start < requests.length; start += REPLAY_CHUNK) {
-        const chunk = requests.slice(start, start + REPLAY_CHUNK)
-        simulations.push(
-          ...(await simulator.simulate(request.params.zone_id, chunk, {
+    async (request, reply) =>
+      replayInChunks(
+        replayOf(request),
+        reply,
+        (chunk) =>
+          simulator.simulate(request.params.zone_id, chunk, {
             trace: false,
             record: request.query.record,
-          })),
-        )
-        if (stream) {
-          reply.raw.write(
-            `${JSON.stringify({ progress: { done: simulations.length, total: requests.length } })}\n`,
-          )
-        }
-      }
-      const answer = ok(summarize(requests, simulations, request.query.results === true))
-      if (!stream) return answer
-      reply.raw.end(`${JSON.stringify(answer)}\n`)
-      return reply
+          }),
+        (requests, simulations) => summarize(requests, simulations, request.query.results === true),
+      ),
+  )
+
+  // The migration's side-by-side replay: each request through the previous product alone and
+  // managed rulesets alone (nothing recorded).
+  app.post(
+    '/zones/:zone_id/waf_migration/compare',
+    { schema: { params: ZoneParams, querystring: CompareQuery }, bodyLimit: 256 * 1024 * 1024 },
+    async (request, reply) => {
+      let source: MigrationComparison['new_configuration'] = 'entrypoint'
+      return replayInChunks(
+        replayOf(request),
+        reply,
+        async (chunk, offset) => {
+          const compared = await simulator.compare(request.params.zone_id, chunk, offset)
+          source = compared.newConfiguration
+          return compared.results
+        },
+        (_requests, results) => comparisonOf(results, source),
+      )
     },
   )
 

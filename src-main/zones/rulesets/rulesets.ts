@@ -32,6 +32,8 @@ export interface RulesetsOptions {
   newId: () => string
   /** says what the write about to happen changes, for the zone's history */
   describe: (note: string) => void
+  /** why managed rulesets may not be deployed here, when they may not (a zone not yet migrated) */
+  managedDeploymentsRefused?: string
 }
 
 const SOURCES: Partial<Record<Phase, string>> = {
@@ -422,9 +424,18 @@ export class Rulesets {
   ): void {
     if (this.options.scope !== 'zone') return
     const deployed = new Set<string>()
+    const refused = this.options.managedDeploymentsRefused
     rules.forEach((rule, index) => {
       if (!isExecute(rule) || !this.options.catalog.has(rule.action_parameters.id)) return
       const id = rule.action_parameters.id
+      if (refused !== undefined && rule.enabled) {
+        const pointer = pointerOf(index)
+        problems.add(
+          RULESET_ERRORS.managedDeploymentRefused,
+          invalidValue(id, 'id', refused),
+          pointer === undefined ? undefined : `${pointer}/action_parameters/id`,
+        )
+      }
       if (deployed.has(id)) {
         const pointer = pointerOf(index)
         problems.add(

@@ -38,6 +38,7 @@ export const RULESET_ERRORS = {
   managedReadOnly: 20129,
   inUse: 20130,
   immutableField: 20131,
+  managedDeploymentRefused: 20132,
   duplicateRuleId: 20133,
   kindRefused: 20218,
   entrypointExists: 20217,

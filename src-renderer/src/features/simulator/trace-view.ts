@@ -2,6 +2,7 @@
 
 import type { NotEvaluated, TraceNode } from '@shared/api/simulate'
 import type { OverrideSource } from '@shared/rulesets/overrides'
+import { actionColor, actionLabel } from '../../lib/traffic-labels'
 
 /** A node worth showing when only what happened is asked for. */
 function happened(node: TraceNode): boolean {
@@ -52,6 +53,64 @@ export const KIND_LABELS: Record<TraceNode['kind'], string> = {
   firewall_rule: 'Firewall rule',
   entrypoint_rule: 'Entry point rule',
   ruleset_rule: 'Rule',
+  page_rule: 'Page rule',
+  waf_override: 'URI-based override',
+  waf_package: 'WAF package',
+  waf_rule: 'WAF rule',
+}
+
+/** The nodes of the previous WAF product, whose settings are edited on the Migration screen. */
+const PREVIOUS_PRODUCT_KINDS: ReadonlySet<TraceNode['kind']> = new Set([
+  'page_rule',
+  'waf_override',
+  'waf_package',
+  'waf_rule',
+])
+
+/**
+ * What the previous product's nodes carry as their action: a page rule's WAF setting, a package's
+ * detection or action mode, a rule's mode. Other actions are the rules engine's own.
+ */
+const PREVIOUS_PRODUCT_ACTIONS: Record<string, string> = {
+  disable_security: 'Disable Security',
+  waf_off: 'WAF off',
+  waf_on: 'WAF on',
+  none: 'No WAF setting',
+  override: 'Override',
+  traditional: 'Traditional',
+  anomaly: 'Anomaly scoring',
+  simulate: 'Simulate',
+  disable: 'Disable',
+  on: 'On',
+  off: 'Off',
+}
+
+/** A node's action as shown on its badge. */
+export function nodeActionLabel(node: TraceNode): string {
+  const previous = PREVIOUS_PRODUCT_KINDS.has(node.kind)
+    ? PREVIOUS_PRODUCT_ACTIONS[node.action]
+    : undefined
+  return previous ?? actionLabel(node.action)
+}
+
+/** A node's action color; the previous product's simulate mode only logs, like `log`. */
+export function nodeActionColor(node: TraceNode): string {
+  return actionColor(node.action === 'simulate' ? 'log' : node.action)
+}
+
+/** What a node's id names. */
+export function idLabel(node: TraceNode): string {
+  if (node.kind === 'waf_package') return 'Package ID'
+  if (node.kind === 'page_rule') return 'Page rule ID'
+  if (node.kind === 'waf_override') return 'Override ID'
+  return 'Rule ID'
+}
+
+/** Whether a node is matched, evaluated without a match (or a package that ran), or skipped. */
+export function nodeStatus(node: TraceNode): string {
+  if (!node.evaluated) return NOT_EVALUATED_LABELS[node.not_evaluated ?? 'stopped']
+  if (node.kind === 'waf_package') return 'Ran'
+  return node.matched ? 'Matched' : 'Not matched'
 }
 
 export const NOT_EVALUATED_LABELS: Record<NotEvaluated, string> = {
@@ -80,5 +139,6 @@ export function nodeTitle(node: TraceNode, rulesetNames: Record<string, string>)
 
 /** Where the rule is edited. */
 export function editorHref(node: TraceNode): string {
+  if (PREVIOUS_PRODUCT_KINDS.has(node.kind)) return '#/migration'
   return node.kind === 'firewall_rule' ? '#/firewall-rules' : '#/managed-rules'
 }

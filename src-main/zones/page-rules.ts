@@ -1,0 +1,184 @@
+// A zone's page rules (`/zones/{zone_id}/pagerules`): URL patterns with actions. Only the
+// highest-priority active rule matching a request applies to it. Two actions matter to the WAF:
+// `disable_security` and `waf` (on/off) decide whether the previous product runs for a URL, and the
+// migration turns them into rules of the managed phase. Other actions are kept as given.
+
+import { ApiError, badRequest, couldNotRoute } from '@shared/api/errors'
+import type { ZonePlan } from '@shared/api/zones'
+import {
+  PAGE_RULE_QUOTA,
+  type PageRule,
+  type PageRuleAction,
+  type PageRuleCreate,
+  type PageRuleEdit,
+} from '@shared/api/waf'
+import type { ObjectContext } from '../objects'
+
+export const PAGE_RULES_SCHEMA: readonly string[] = [
+  `CREATE TABLE page_rules (
+     id TEXT PRIMARY KEY, targets TEXT NOT NULL, actions TEXT NOT NULL, priority INTEGER NOT NULL,
+     status TEXT NOT NULL, created_on TEXT NOT NULL, modified_on TEXT NOT NULL,
+     seq INTEGER NOT NULL)`,
+]
+
+export const PAGE_RULE_ERRORS = { invalid: 1004, quota: 1005 } as const
+
+const invalid = (reason: string) =>
+  badRequest(PAGE_RULE_ERRORS.invalid, `Page Rule validation failed: ${reason}`)
+
+/**
+ * The Rules-language expression that matches what a page rule's URL pattern matches: the full
+ * URL (scheme optional in the pattern, `*` any run of characters, case folded), with a bare host
+ * meaning its root. The engine runs page rules through it, and the migration writes it into skip
+ * rules, so the two cannot disagree.
+ */
+export function pageRuleExpression(pattern: string): string {
+  const withScheme = pattern.includes('://') ? pattern : `http*://${pattern}`
+  const afterScheme = withScheme.indexOf('://') + 3
+  const normalized = withScheme.includes('/', afterScheme) ? withScheme : `${withScheme}/`
+  return `http.request.full_uri wildcard "${normalized}"`
+}
+
+function checkPattern(value: string): void {
+  if (/[\s"\\]/.test(value)) {
+    throw invalid(`the URL pattern ${JSON.stringify(value)} may not contain spaces, quotes or \\`)
+  }
+  if (!/^(\*|[a-z*]+:\/\/)?[^/]*[a-z0-9*][^/]*(\/.*)?$/i.test(value)) {
+    throw invalid(`${JSON.stringify(value)} is not a URL pattern (e.g. *example.com/images/*)`)
+  }
+}
+
+function checkActions(actions: PageRuleAction[]): void {
+  const seen = new Set<string>()
+  for (const action of actions) {
+    if (seen.has(action.id)) throw invalid(`the action ${action.id} is given twice`)
+    seen.add(action.id)
+    if (action.id === 'waf' && action.value !== 'on' && action.value !== 'off') {
+      throw invalid(`the waf action takes the value "on" or "off"`)
+    }
+    if (action.id === 'disable_security' && action.value !== undefined) {
+      throw invalid('the disable_security action takes no value')
+    }
+  }
+  if (seen.has('disable_security') && seen.has('waf')) {
+    throw invalid('disable_security and waf cannot be combined: Disable Security turns the WAF off')
+  }
+}
+
+/** What a page rule does to the previous WAF, if anything. */
+export function wafEffect(rule: PageRule): 'disable_security' | 'waf_off' | 'waf_on' | undefined {
+  for (const action of rule.actions) {
+    if (action.id === 'disable_security') return 'disable_security'
+    if (action.id === 'waf') return action.value === 'off' ? 'waf_off' : 'waf_on'
+  }
+  return undefined
+}
+
+/** Active rules, the one that wins first: higher priority, then the older. */
+export function inPrecedence(rules: readonly PageRule[]): PageRule[] {
+  return rules.filter((rule) => rule.status === 'active').sort((a, b) => b.priority - a.priority)
+}
+
+export interface PageRuleContext {
+  plan: ZonePlan
+  /** the zone's path in the API, e.g. /zones/<id>, for the vendor's 7003 wording */
+  basePath: string
+  now: () => string
+  newId: () => string
+  describe: (note: string) => void
+}
+
+export class PageRules {
+  constructor(private readonly ctx: ObjectContext) {}
+
+  private get sql() {
+    return this.ctx.storage.sql
+  }
+
+  /** In creation order. */
+  list(): PageRule[] {
+    return this.sql
+      .exec('SELECT * FROM page_rules ORDER BY seq')
+      .toArray()
+      .map((row) => ({
+        id: String(row.id),
+        targets: JSON.parse(String(row.targets)) as PageRule['targets'],
+        actions: JSON.parse(String(row.actions)) as PageRule['actions'],
+        priority: Number(row.priority),
+        status: row.status as PageRule['status'],
+        created_on: String(row.created_on),
+        modified_on: String(row.modified_on),
+      }))
+  }
+
+  get(id: string, basePath: string): PageRule {
+    const rule = this.list().find((r) => r.id === id)
+    if (rule === undefined) throw couldNotRoute(`${basePath}/pagerules/${id}`)
+    return rule
+  }
+
+  create(body: PageRuleCreate, context: PageRuleContext): PageRule {
+    const count = Number(this.sql.exec('SELECT count(*) AS n FROM page_rules').one().n)
+    const quota = PAGE_RULE_QUOTA[context.plan]
+    if (count >= quota) {
+      throw new ApiError(
+        400,
+        PAGE_RULE_ERRORS.quota,
+        `Page Rule validation failed: the zone already has ${count} page rules, the most its ${context.plan} plan allows`,
+      )
+    }
+    const at = context.now()
+    const rule: PageRule = {
+      id: context.newId(),
+      targets: body.targets,
+      actions: body.actions,
+      priority: body.priority ?? 1,
+      status: body.status ?? 'disabled',
+      created_on: at,
+      modified_on: at,
+    }
+    this.save(rule, context, `Page rule ${rule.targets[0]!.constraint.value} created`)
+    return rule
+  }
+
+  /** PUT replaces the rule's content; PATCH changes what it names. */
+  edit(id: string, body: PageRuleEdit, context: PageRuleContext): PageRule {
+    const current = this.get(id, context.basePath)
+    const rule: PageRule = {
+      ...current,
+      ...Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined)),
+      modified_on: context.now(),
+    }
+    this.save(rule, context, `Page rule ${rule.targets[0]!.constraint.value} changed`)
+    return rule
+  }
+
+  delete(id: string, context: PageRuleContext): { id: string } {
+    const rule = this.get(id, context.basePath)
+    context.describe(`Page rule ${rule.targets[0]!.constraint.value} deleted`)
+    this.sql.exec('DELETE FROM page_rules WHERE id = ?', id)
+    return { id }
+  }
+
+  private save(rule: PageRule, context: PageRuleContext, note: string): void {
+    checkPattern(rule.targets[0]!.constraint.value)
+    checkActions(rule.actions)
+    context.describe(note)
+    const seq =
+      this.sql.exec('SELECT seq FROM page_rules WHERE id = ?', rule.id).toArray()[0]?.seq ??
+      Number(this.sql.exec('SELECT coalesce(max(seq), 0) + 1 AS n FROM page_rules').one().n)
+    this.sql.exec(
+      `INSERT INTO page_rules VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET targets = excluded.targets, actions = excluded.actions,
+         priority = excluded.priority, status = excluded.status, modified_on = excluded.modified_on`,
+      rule.id,
+      JSON.stringify(rule.targets),
+      JSON.stringify(rule.actions),
+      rule.priority,
+      rule.status,
+      rule.created_on,
+      rule.modified_on,
+      seq,
+    )
+  }
+}
