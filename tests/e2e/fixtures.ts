@@ -15,12 +15,14 @@ export interface Workbench {
 
 async function startHeadless(
   dataDir: string,
+  env: Record<string, string>,
 ): Promise<{ child: ChildProcess; workbench: Workbench }> {
   const child = spawn(
     process.execPath,
     ['out/main/headless.js', '--port', '0', '--data-dir', dataDir],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
     },
   )
   let output = ''
@@ -45,12 +47,12 @@ async function startHeadless(
   return { child, workbench }
 }
 
-export const test = base.extend<{ workbench: Workbench }>({
-  // Playwright reads a fixture's dependencies from this destructuring; this one has none.
-  // eslint-disable-next-line no-empty-pattern
-  workbench: async ({}, use) => {
+export const test = base.extend<{ workbench: Workbench; workbenchEnv: Record<string, string> }>({
+  /** Environment variables the shell starts with, e.g. `test.use({ workbenchEnv: {…} })`. */
+  workbenchEnv: [{}, { option: true }],
+  workbench: async ({ workbenchEnv }, use) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'zw-e2e-'))
-    const { child, workbench } = await startHeadless(dataDir)
+    const { child, workbench } = await startHeadless(dataDir, workbenchEnv)
     await use(workbench)
     // The shell writes until it exits; removing its data dir earlier can race its last writes.
     const exited = new Promise((resolve) => child.once('exit', resolve))

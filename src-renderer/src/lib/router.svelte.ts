@@ -4,6 +4,7 @@ export const SCREENS = [
   'zones',
   'managed-rules',
   'firewall-rules',
+  'migration',
   'simulator',
   'replay',
   'events',

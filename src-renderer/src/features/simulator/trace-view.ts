@@ -1,6 +1,6 @@
 // What the Simulator's trace shows of the engine's trace, and how it names each node.
 
-import type { NotEvaluated, TraceNode } from '@shared/api/simulate'
+import type { NotEvaluated, SimulationEvent, TraceNode } from '@shared/api/simulate'
 import type { OverrideSource } from '@shared/rulesets/overrides'
 import { actionColor, actionLabel } from '../../lib/traffic-labels'
 
@@ -118,6 +118,13 @@ export const NOT_EVALUATED_LABELS: Record<NotEvaluated, string> = {
   paused: 'Not evaluated: the rule is paused',
   skipped: 'Not evaluated: a skip rule skipped it',
   stopped: 'Not evaluated: evaluation had already stopped',
+}
+
+/** Which product an event came from, as the activity log names it. */
+export const EVENT_SOURCE_LABELS: Record<SimulationEvent['source'], string> = {
+  firewallRules: 'Firewall rules',
+  firewallManaged: 'Managed rules',
+  waf: 'WAF managed rules (previous)',
 }
 
 export const SOURCE_LABELS: Record<OverrideSource, string> = {

@@ -1,0 +1,115 @@
+// How the Migration screen names the previous product's settings and the migration's states, the
+// page-rule actions it offers, and the switch-over countdown it shows.
+
+import type { ZonePlan } from '@shared/api/zones'
+import type {
+  MigrationState,
+  NotMigrated,
+  PageRuleAction,
+  PageRuleCreate,
+  ProductStatus,
+  WafActionMode,
+  WafOverrideAction,
+  WafRuleMode,
+  WafSensitivity,
+} from '@shared/api/waf'
+
+export const WIZARD_STEPS = ['settings', 'eligibility', 'review', 'validate', 'cutover'] as const
+export type WizardStep = (typeof WIZARD_STEPS)[number]
+
+export const STEP_LABELS: Record<WizardStep, string> = {
+  settings: 'Current settings',
+  eligibility: 'Eligibility',
+  review: 'Review',
+  validate: 'Validate',
+  cutover: 'Cut over',
+}
+
+export const STATE_LABELS: Record<MigrationState, string> = {
+  start: 'Not started',
+  validation: 'Validation mode',
+  pending: 'Switching over',
+  completed: 'Completed',
+}
+
+export const PRODUCT_STATUS_LABELS: Record<ProductStatus, string> = {
+  enabled: 'Enabled',
+  disabled: 'Disabled',
+}
+
+export const SENSITIVITY_LABELS: Record<WafSensitivity, string> = {
+  high: 'High',
+  medium: 'Medium',
+  low: 'Low',
+  off: 'Off',
+}
+
+export const ACTION_MODE_LABELS: Record<WafActionMode, string> = {
+  simulate: 'Simulate',
+  block: 'Block',
+  challenge: 'Challenge',
+}
+
+export const RULE_MODE_LABELS: Record<WafRuleMode | WafOverrideAction, string> = {
+  default: 'Default',
+  disable: 'Disable',
+  simulate: 'Simulate',
+  block: 'Block',
+  challenge: 'Challenge',
+  on: 'On',
+  off: 'Off',
+}
+
+export const NOT_MIGRATED_KIND_LABELS: Record<NotMigrated['kind'], string> = {
+  group_mode: 'Group',
+  rule_mode: 'Rule',
+}
+
+/** Validation mode (both products side by side) is offered to Enterprise zones only. */
+export function canValidate(plan: ZonePlan): boolean {
+  return plan === 'enterprise'
+}
+
+/** The page-rule actions that switch the previous WAF off or on for a URL pattern. */
+export const PAGE_RULE_CHOICES = [
+  { key: 'disable_security', label: 'Disable Security', action: { id: 'disable_security' } },
+  { key: 'waf_off', label: 'Web Application Firewall: Off', action: { id: 'waf', value: 'off' } },
+  { key: 'waf_on', label: 'Web Application Firewall: On', action: { id: 'waf', value: 'on' } },
+] as const satisfies readonly { key: string; label: string; action: PageRuleAction }[]
+export type PageRuleChoice = (typeof PAGE_RULE_CHOICES)[number]['key']
+
+/** The body that creates an active page rule with one of those actions. */
+export function pageRuleBody(urlPattern: string, choice: PageRuleChoice): PageRuleCreate {
+  const { action } = PAGE_RULE_CHOICES.find((candidate) => candidate.key === choice)!
+  return {
+    targets: [{ target: 'url', constraint: { operator: 'matches', value: urlPattern.trim() } }],
+    actions: [{ ...action }],
+    status: 'active',
+  }
+}
+
+/** A page-rule action as the vendor's dashboard words it; other actions by id and value. */
+export function pageRuleActionLabel(action: PageRuleAction): string {
+  const known = PAGE_RULE_CHOICES.find(
+    (choice) =>
+      choice.action.id === action.id &&
+      ('value' in choice.action ? choice.action.value === action.value : true),
+  )
+  if (known) return known.label
+  return action.value === undefined ? action.id : `${action.id}: ${JSON.stringify(action.value)}`
+}
+
+/** Whole seconds until the switch-over completes (0 once due), or null when none is scheduled. */
+export function secondsUntil(switchAt: string | null, now: number): number | null {
+  if (switchAt === null) return null
+  return Math.max(0, Math.ceil((Date.parse(switchAt) - now) / 1000))
+}
+
+/** How far the switch-over has come, 0 to 1, from the migration's start to its switch time. */
+export function switchProgress(created: string | null, switchAt: string | null, now: number) {
+  if (created === null || switchAt === null) return 0
+  const start = Date.parse(created)
+  const span = Date.parse(switchAt) - start
+  if (span <= 0) return 1
+  return Math.min(1, Math.max(0, (now - start) / span))
+}
