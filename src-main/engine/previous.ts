@@ -113,6 +113,18 @@ function ruleMode(
   return mode
 }
 
+/** A package's trace node before it runs; its action is the anomaly package's action mode. */
+function packageNode(pkg: EngineWafPackage): TraceNode {
+  return {
+    kind: 'waf_package',
+    ruleset_id: pkg.id,
+    rule_id: pkg.id,
+    description: pkg.name,
+    action: pkg.detection_mode === 'anomaly' ? (pkg.action_mode ?? 'challenge') : 'traditional',
+    evaluated: false,
+  }
+}
+
 function runPackage(
   planned: PlannedWafPackage,
   override: EngineWafOverride | undefined,
@@ -120,15 +132,7 @@ function runPackage(
 ): 'allowed' | undefined {
   const { pkg } = planned
   const node: TraceNode | undefined = run.tracing
-    ? {
-        kind: 'waf_package',
-        ruleset_id: pkg.id,
-        rule_id: pkg.id,
-        description: pkg.name,
-        action: pkg.detection_mode === 'anomaly' ? (pkg.action_mode ?? 'challenge') : 'traditional',
-        evaluated: false,
-        children: [],
-      }
+    ? { ...packageNode(pkg), children: [] }
     : undefined
   if (node) run.trace.push(node)
   if (run.terminal !== undefined) {
@@ -246,41 +250,22 @@ function anomalyVerdict(
   }
 }
 
+/** Traces each package as not run, and why. */
+function traceNotRun(waf: PlannedPreviousWaf, run: Run, why: 'stopped' | 'disabled'): void {
+  if (!run.tracing) return
+  for (const { pkg } of waf.packages) {
+    run.trace.push({
+      ...packageNode(pkg),
+      not_evaluated: why,
+      ...(why === 'disabled' ? { effect: 'the WAF is off for this request' } : {}),
+    })
+  }
+}
+
 /** Runs the previous product for the request (after whatever ran before it). */
 export function runPreviousWaf(waf: PlannedPreviousWaf, run: Run): void {
-  if (run.terminal !== undefined) {
-    if (run.tracing) {
-      for (const { pkg } of waf.packages) {
-        run.trace.push({
-          kind: 'waf_package',
-          ruleset_id: pkg.id,
-          rule_id: pkg.id,
-          description: pkg.name,
-          action: pkg.detection_mode,
-          evaluated: false,
-          not_evaluated: 'stopped',
-        })
-      }
-    }
-    return
-  }
-  if (!wafRunsFor(waf, run)) {
-    if (run.tracing) {
-      for (const { pkg } of waf.packages) {
-        run.trace.push({
-          kind: 'waf_package',
-          ruleset_id: pkg.id,
-          rule_id: pkg.id,
-          description: pkg.name,
-          action: pkg.detection_mode,
-          evaluated: false,
-          not_evaluated: 'disabled',
-          effect: 'the WAF is off for this request',
-        })
-      }
-    }
-    return
-  }
+  if (run.terminal !== undefined) return traceNotRun(waf, run, 'stopped')
+  if (!wafRunsFor(waf, run)) return traceNotRun(waf, run, 'disabled')
   const applied = waf.overrides.find(({ expression }) => expression.evaluate(run.ctx))
   if (applied !== undefined && run.tracing) {
     run.trace.push({
