@@ -26,6 +26,7 @@ import {
   migrationStatus,
   notMigrated,
   owaspMapping,
+  ranPreviousProduct,
 } from './previous-waf/migration'
 import { PreviousWaf } from './previous-waf/previous-waf'
 import type { ZoneRegistry } from './registry'
@@ -225,7 +226,7 @@ export class ZoneConfiguration {
       zone.change(() => {
         const snapshot = migrationSnapshot(zone, record, this.legacy)
         const state = migrationState(record, snapshot.settings)
-        if (state === 'completed' && snapshot.settings.migration_created === null) {
+        if (!ranPreviousProduct(snapshot)) {
           throw badRequest(
             MIGRATION_ERRORS.nothingToMigrate,
             'This zone does not use the previous WAF managed rules: there is nothing to migrate. Leave out waf_migration.',

@@ -37,6 +37,7 @@ import {
   migrationSnapshot,
   migrationState,
   previousProductRuns,
+  ranPreviousProduct,
 } from './previous-waf/migration'
 import type { CredentialNamespace } from './credentials'
 import type { NewSecurityEvent } from './events'
@@ -90,9 +91,7 @@ export class Simulator {
     const zone = await this.zones.inZone(zoneId, (z, record) => {
       const snapshot = migrationSnapshot(z, record, this.legacy)
       const state = migrationState(record, snapshot.settings)
-      const hadPrevious =
-        record.waf_product === 'previous' || snapshot.settings.migration_created !== null
-      if (variant !== 'zone' && !hadPrevious) {
+      if (variant !== 'zone' && !ranPreviousProduct(snapshot)) {
         throw badRequest(
           MIGRATION_ERRORS.nothingToMigrate,
           'This zone never ran the previous WAF managed rules: there is nothing to compare.',

@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createService, type Service } from '../../src-main/service'
+import { createService, type Service, type ServiceOptions } from '../../src-main/service'
 import type { Credentials } from '../../src-main/api/auth'
 
 export const CREDENTIALS: Credentials = {
@@ -25,13 +25,18 @@ export interface Running {
   stop(): Promise<void>
 }
 
+/** What a test may change in the service it starts (passed on to createService). */
+export type StartOptions = Pick<ServiceOptions, 'migrationSwitchMs'>
+
 export async function startService(
   dataDir = mkdtempSync(join(tmpdir(), 'zw-api-')),
+  options: StartOptions = {},
 ): Promise<Running> {
   const service = await createService({
     dataDir,
     api: { credentials: CREDENTIALS, port: 0 },
     shell: 'headless',
+    ...options,
   })
   const origin = await service.listen()
   const api = service.apiBaseUrl()

@@ -83,6 +83,11 @@ export function migrationSnapshot(
   }
 }
 
+/** Whether the zone runs, or ran until its migration, the previous product. */
+export function ranPreviousProduct(snapshot: Pick<MigrationSnapshot, 'record' | 'settings'>) {
+  return snapshot.record.waf_product === 'previous' || snapshot.settings.migration_created !== null
+}
+
 /** A zone created on managed rulesets stands where a migrated zone does. */
 export function migrationState(record: ZoneRecord, settings: PreviousWafSettings): MigrationState {
   return record.waf_product === 'managed_rulesets' ? 'completed' : settings.migration_state
@@ -198,6 +203,12 @@ function pageRuleScope(rule: PageRule, higher: readonly PageRule[]): string {
 
 /** The managed-phase entry point equivalent to the zone's settings of the previous product. */
 export function migrationConfig(snapshot: MigrationSnapshot): MigrationConfig {
+  if (!ranPreviousProduct(snapshot)) {
+    throw badRequest(
+      MIGRATION_ERRORS.nothingToMigrate,
+      'This zone does not use the previous WAF managed rules: there is nothing to migrate.',
+    )
+  }
   const bypass = bypassRules(snapshot)
   if (bypass.length > MIGRATION_LIMITS.firewallRules) {
     throw badRequest(
