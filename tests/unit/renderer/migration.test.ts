@@ -15,6 +15,7 @@ import {
   emptyComparison,
 } from '../../../src-renderer/src/features/migration/comparison-chunks'
 import {
+  deployPath,
   pageRuleActionLabel,
   pageRuleBody,
   secondsUntil,
@@ -140,6 +141,15 @@ describe('addComparison', () => {
 })
 
 describe('page rules and the switch-over', () => {
+  it('deploys to the managed phase with the migration mode, as the steps show the call', () => {
+    expect(deployPath('z1', 'validation')).toBe(
+      '/zones/z1/rulesets/phases/http_request_firewall_managed/entrypoint?waf_migration=validation&phase_two=1',
+    )
+    expect(deployPath('z1', 'pending')).toBe(
+      '/zones/z1/rulesets/phases/http_request_firewall_managed/entrypoint?waf_migration=pending&phase_two=1',
+    )
+  })
+
   it('creates an active page rule with the chosen WAF action', () => {
     expect(pageRuleBody(' *example.com/admin/* ', 'waf_off')).toEqual({
       targets: [

@@ -20,6 +20,7 @@ import type {
   WafSetting,
 } from '@shared/api/waf'
 import { allPages, api, errorMessages } from '../../lib/api'
+import { changeZone, loadZone } from '../../lib/state/zone-editing'
 
 /** The group whose rules are shown, with them. */
 export interface OpenGroup {
@@ -45,15 +46,7 @@ export class LegacySettingsState {
   async load(zoneId: string): Promise<void> {
     this.zoneId = zoneId
     this.openGroup = null
-    this.loading = true
-    try {
-      await this.fetch(zoneId)
-      this.errors = []
-    } catch (error) {
-      this.errors = errorMessages(error)
-    } finally {
-      this.loading = false
-    }
+    await loadZone(this, zoneId, (id) => this.fetch(id))
   }
 
   private async fetch(zoneId: string): Promise<void> {
@@ -92,24 +85,8 @@ export class LegacySettingsState {
   }
 
   /** Runs a change and reloads; on a refusal keeps the API's messages and reports false. */
-  private async change(work: (zoneId: string) => Promise<unknown>): Promise<boolean> {
-    const zoneId = this.zoneId
-    if (zoneId === null) return false
-    this.busy = true
-    let refused: ApiMessage[] = []
-    try {
-      await work(zoneId)
-    } catch (error) {
-      refused = errorMessages(error)
-    }
-    try {
-      await this.fetch(zoneId)
-    } catch (error) {
-      refused = [...refused, ...errorMessages(error)]
-    }
-    this.errors = refused
-    this.busy = false
-    return refused.length === 0
+  private change(work: (zoneId: string) => Promise<unknown>): Promise<boolean> {
+    return changeZone(this, this.zoneId, work, (id) => this.fetch(id))
   }
 
   async showRules(group: WafGroup): Promise<void> {

@@ -65,6 +65,17 @@ export const NOT_MIGRATED_KIND_LABELS: Record<NotMigrated['kind'], string> = {
   rule_mode: 'Rule',
 }
 
+/** How the new configuration is deployed: beside the previous product, or to replace it. */
+export type DeployMode = 'validation' | 'pending'
+
+/**
+ * The call that deploys the new configuration (PUT, under /client/v4): the managed phase's entry
+ * point with `waf_migration`, in validation mode (both products run) or for the cut-over.
+ */
+export function deployPath(zoneId: string, mode: DeployMode): string {
+  return `/zones/${zoneId}/rulesets/phases/http_request_firewall_managed/entrypoint?waf_migration=${mode}&phase_two=1`
+}
+
 /** Validation mode (both products side by side) is offered to Enterprise zones only. */
 export function canValidate(plan: ZonePlan): boolean {
   return plan === 'enterprise'

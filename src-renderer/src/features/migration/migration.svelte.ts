@@ -15,9 +15,8 @@ import { api, errorMessages, workbenchApi } from '../../lib/api'
 import { ZoneChoice } from '../../lib/state/zone-choice.svelte'
 import { ComparisonState } from './comparison.svelte'
 import { LegacySettingsState } from './legacy-settings.svelte'
-import type { WizardStep } from './migration-view'
+import { deployPath, type DeployMode, type WizardStep } from './migration-view'
 
-const MANAGED_ENTRYPOINT = 'rulesets/phases/http_request_firewall_managed/entrypoint'
 /** How often the status is asked while the switch-over is pending. */
 const POLL_MS = 1000
 
@@ -146,16 +145,13 @@ export class MigrationWizard {
     await this.deploy('pending', config)
   }
 
-  private async deploy(mode: 'validation' | 'pending', config: MigrationConfig): Promise<void> {
+  private async deploy(mode: DeployMode, config: MigrationConfig): Promise<void> {
     const zoneId = this.choice.zoneId
     if (zoneId === null) return
     this.busy = true
     this.errors = []
     try {
-      await api.put(
-        `/zones/${zoneId}/${MANAGED_ENTRYPOINT}?waf_migration=${mode}&phase_two=1`,
-        config,
-      )
+      await api.put(deployPath(zoneId, mode), config)
       const status = await this.fetchStatus(zoneId)
       if (status?.migration_state === 'pending') this.follow(zoneId)
     } catch (error) {

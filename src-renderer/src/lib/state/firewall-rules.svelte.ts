@@ -13,6 +13,7 @@ import type {
 import type { Zone } from '@shared/api/zones'
 import { allPages, api, errorMessages, workbenchApi } from '../api'
 import { bridge } from '../bridge'
+import { changeZone, loadZone } from './zone-editing'
 import { rememberZone, zoneToOpen } from './zone-choice.svelte'
 
 /** The workbench's quota setting for a zone's firewall rules. */
@@ -71,15 +72,7 @@ export class FirewallRulesState {
   async select(zoneId: string): Promise<void> {
     this.zoneId = zoneId
     rememberZone(zoneId)
-    this.loading = true
-    try {
-      await this.fetch(zoneId)
-      this.errors = []
-    } catch (error) {
-      this.errors = errorMessages(error)
-    } finally {
-      this.loading = false
-    }
+    await loadZone(this, zoneId, (id) => this.fetch(id))
   }
 
   private async fetch(zoneId: string): Promise<void> {
@@ -95,24 +88,8 @@ export class FirewallRulesState {
   }
 
   /** Runs a change and reloads; on a refusal keeps the API's messages and reports false. */
-  private async change(work: (zoneId: string) => Promise<unknown>): Promise<boolean> {
-    const zoneId = this.zoneId
-    if (zoneId === null) return false
-    this.busy = true
-    let refused: ApiMessage[] = []
-    try {
-      await work(zoneId)
-    } catch (error) {
-      refused = errorMessages(error)
-    }
-    try {
-      await this.fetch(zoneId)
-    } catch (error) {
-      refused = [...refused, ...errorMessages(error)]
-    }
-    this.errors = refused
-    this.busy = false
-    return refused.length === 0
+  private change(work: (zoneId: string) => Promise<unknown>): Promise<boolean> {
+    return changeZone(this, this.zoneId, work, (id) => this.fetch(id))
   }
 
   createRule(rule: FirewallRuleCreate): Promise<boolean> {
