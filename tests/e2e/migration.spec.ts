@@ -120,6 +120,11 @@ test('a Business zone on the previous product migrates through the wizard', asyn
   const migrate = page.getByRole('button', { name: 'Migrate to managed rulesets' })
   await expect(page.getByText('This cannot be undone.')).toBeVisible()
   await expect(migrate).toBeDisabled()
+  // The same calls, for production: the rehearsed entry point, deployed with waf_migration.
+  await page.getByText('The same calls for production').click()
+  const script = page.getByLabel('Production script')
+  await expect(script).toContainText('waf_migration=pending&phase_two=1')
+  await expect(script).toContainText('"score_threshold": 40')
   await page.getByLabel('Zone name to confirm').fill(ZONE)
   await migrate.click()
   await expect(page.getByTestId('switch-countdown')).toBeVisible()
