@@ -4,6 +4,13 @@
 //   const zones = new ObjectNamespace({ directory: join(dataDir, 'objects/zone'), objectClass: Zone, env })
 //   const rules = await zones.call(zones.idFromName(zoneId), (zone) => zone.listRules())
 export { ObjectNamespace, type NamespaceOptions } from './namespace'
-export type { ObjectClass, ObjectContext, ObjectId, ResetError } from './object-host'
+export {
+  BLOCK_CONCURRENCY_TIMEOUT_MS,
+  MAX_BLOCK_CONCURRENCY_DEPTH,
+  type ObjectClass,
+  type ObjectContext,
+  type ObjectId,
+  type ResetError,
+} from './object-host'
 export { ALARM_MAX_RETRIES, type AlarmInvocationInfo } from './alarm-scheduler'
 export { systemClock, type Clock } from './clock'

@@ -3,9 +3,9 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { mkdirSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Backend, Storage } from '../storage'
+import { eraseStorageFiles, type Backend, type Storage } from '../storage'
 import { systemClock, type Clock } from './clock'
-import { ObjectHost, type ObjectClass, type ObjectId } from './object-host'
+import { ObjectHost, resetError, type ObjectClass, type ObjectId } from './object-host'
 
 export interface NamespaceOptions<Env, Instance> {
   /** Folder holding one database file per object. */
@@ -26,9 +26,12 @@ export interface NamespaceOptions<Env, Instance> {
 
 const ID_PATTERN = /^[0-9a-f]{64}$/
 const FILE_SUFFIX = '.sqlite'
+const ERASED = 'This Durable Object was erased.'
 
 export class ObjectNamespace<Env, Instance> {
   private readonly hosts = new Map<string, Promise<ObjectHost<Env, Instance>>>()
+  /** Erasures in progress, by id: the object may not start again until its files are gone. */
+  private readonly erasures = new Map<string, Promise<void>>()
   private closed = false
 
   constructor(private readonly options: NamespaceOptions<Env, Instance>) {
@@ -87,6 +90,28 @@ export class ObjectNamespace<Env, Instance> {
     return host.inspect(look)
   }
 
+  /**
+   * Erases object `id`: a live instance is reset (calls in flight fail with "This Durable Object
+   * was erased."), its alarm stops, and its database file, WAL and history are removed. A later
+   * call starts a new, empty object.
+   */
+  async erase(id: ObjectId): Promise<void> {
+    const key = id.toString()
+    const previous = this.erasures.get(key) ?? Promise.resolve()
+    const erasure = previous.then(async () => {
+      const host = this.hosts.get(key)
+      this.hosts.delete(key)
+      if (host !== undefined) (await host.catch(() => null))?.destroy(resetError(ERASED))
+      eraseStorageFiles(this.fileOf(id))
+    })
+    this.erasures.set(key, erasure)
+    try {
+      await erasure
+    } finally {
+      if (this.erasures.get(key) === erasure) this.erasures.delete(key)
+    }
+  }
+
   /** Starts every object that has a file, so alarms that fell due while closed run now. */
   async startAll(): Promise<void> {
     await Promise.all(this.ids().map((id) => this.host(id)))
@@ -103,6 +128,8 @@ export class ObjectNamespace<Env, Instance> {
   private host(id: ObjectId): Promise<ObjectHost<Env, Instance>> {
     if (this.closed) return Promise.reject(new Error('The object namespace is closed.'))
     const key = id.toString()
+    const erasure = this.erasures.get(key)
+    if (erasure !== undefined) return erasure.catch(() => undefined).then(() => this.host(id))
     let host = this.hosts.get(key)
     if (host === undefined) {
       const created = new ObjectHost({

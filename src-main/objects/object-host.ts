@@ -31,6 +31,12 @@ interface WithAlarm {
 export type ResetError = Error & { durableObjectReset: true }
 
 const DEFAULT_ABORT_REASON = 'Application called abort() to reset Durable Object.'
+/** The runtime resets an object whose blockConcurrencyWhile() callback runs longer than this. */
+export const BLOCK_CONCURRENCY_TIMEOUT_MS = 30_000
+const BLOCK_CONCURRENCY_TIMED_OUT =
+  'A call to blockConcurrencyWhile() in a Durable Object waited for too long. The call was canceled and the Durable Object was reset.'
+export const MAX_BLOCK_CONCURRENCY_DEPTH = 64
+const BLOCK_CONCURRENCY_TOO_DEEP = 'blockConcurrencyWhile() calls are nested too deeply.'
 const NO_ALARM_HANDLER =
   'Your Durable Object class must have an alarm() handler in order to call setAlarm()'
 
@@ -54,6 +60,7 @@ export class ObjectHost<Env, Instance> {
   private instance: Instance | null = null
   private storage: Storage | null = null
   private resetError: Error | null = null
+  private blockDepth = 0
 
   constructor(private readonly options: HostOptions<Env, Instance>) {
     this.alarms = new AlarmScheduler(
@@ -121,6 +128,14 @@ export class ObjectHost<Env, Instance> {
     this.storage?.close()
   }
 
+  /**
+   * Resets the object for good with `error` (what calls in flight and later fail with):
+   * unflushed writes are discarded, the alarm stops and the database file is closed.
+   */
+  destroy(error: Error): void {
+    this.reset(error)
+  }
+
   private runAlarm(info: AlarmInvocationInfo): Promise<void> {
     return this.inputGate.deliver(async () => {
       const instance = this.live()
@@ -138,19 +153,35 @@ export class ObjectHost<Env, Instance> {
     })
   }
 
+  // Holds back every other event while `callback` runs. As in the runtime, a callback that runs
+  // too long resets the object, and so does nesting calls too deeply.
   private async blockConcurrencyWhile<T>(callback: () => Promise<T> | T): Promise<T> {
+    if (this.blockDepth >= MAX_BLOCK_CONCURRENCY_DEPTH) {
+      const error = resetError(BLOCK_CONCURRENCY_TOO_DEEP)
+      this.reset(error)
+      throw error
+    }
     const release = this.inputGate.hold()
+    this.blockDepth++
+    let cancelTimer = (): void => undefined
+    const timedOut = new Promise<never>((_, reject) => {
+      cancelTimer = this.options.clock.setTimer(() => {
+        const error = resetError(BLOCK_CONCURRENCY_TIMED_OUT)
+        this.reset(error)
+        reject(error)
+      }, BLOCK_CONCURRENCY_TIMEOUT_MS)
+    })
     try {
-      return await callback()
+      return await Promise.race([Promise.resolve().then(callback), timedOut])
     } finally {
+      cancelTimer()
+      this.blockDepth--
       release()
     }
   }
 
   private abort(reason?: string): void {
-    const error = new Error(reason ?? DEFAULT_ABORT_REASON) as ResetError
-    error.durableObjectReset = true
-    this.reset(error)
+    this.reset(resetError(reason ?? DEFAULT_ABORT_REASON))
   }
 
   private reset(error: Error): void {
@@ -166,6 +197,13 @@ export class ObjectHost<Env, Instance> {
     if (this.instance === null) throw new Error('The object has not finished starting.')
     return this.instance
   }
+}
+
+/** An error that resets the object, marked as the runtime marks it. */
+export function resetError(message: string): ResetError {
+  const error = new Error(message) as ResetError
+  error.durableObjectReset = true
+  return error
 }
 
 function hasAlarmHandler(instance: unknown): instance is WithAlarm {

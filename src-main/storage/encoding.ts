@@ -1,12 +1,23 @@
 // How keys and values are laid out in `_cf_KV`, byte for byte as the vendor's runtime writes them.
 import { Deserializer, Serializer } from 'node:v8'
+import {
+  decodeCommonValue,
+  decodedEnd,
+  decodeNextCommonValue,
+  encodeCommonValue,
+  NOT_COMMON,
+} from './value-codec'
 
 /**
  * Serializes a value as workerd does: V8's *base* serializer with a version-15 header. Node's
  * `v8.serialize()` is not used because its DefaultSerializer writes typed arrays as host objects,
- * which workerd neither writes nor reads.
+ * which workerd neither writes nor reads. Common values take a faster path writing the same bytes.
  */
 export function serializeValue(value: unknown): Buffer {
+  return encodeCommonValue(value) ?? serializeWithV8(value)
+}
+
+function serializeWithV8(value: unknown): Buffer {
   const serializer = new Serializer()
   serializer.writeHeader()
   try {
@@ -19,10 +30,41 @@ export function serializeValue(value: unknown): Buffer {
 }
 
 /** Reads a stored value; accepts the header-less legacy form (version 13) as workerd does. */
-export function deserializeValue(bytes: Uint8Array): unknown {
-  const deserializer = new Deserializer(bytes)
-  if (bytes[0] === 0xff) deserializer.readHeader()
+export function deserializeValue(bytes: Buffer, start = 0, end = bytes.length): unknown {
+  const common = decodeCommonValue(bytes, start, end)
+  if (common !== NOT_COMMON) return common
+  const value = start === 0 && end === bytes.length ? bytes : bytes.subarray(start, end)
+  const deserializer = new Deserializer(value)
+  if (value[0] === 0xff) deserializer.readHeader()
   return deserializer.readValue()
+}
+
+/**
+ * Reads `count` values stored back to back in `bytes`, telling where each ends from its own
+ * encoding; null if one of them is not a common value (whose end only V8 could tell).
+ */
+export function deserializeBackToBack(bytes: Buffer, count: number): unknown[] | null {
+  const values = new Array<unknown>(count)
+  let offset = 0
+  for (let i = 0; i < count; i++) {
+    const value = decodeNextCommonValue(bytes, offset)
+    if (value === NOT_COMMON) return null
+    values[i] = value
+    offset = decodedEnd()
+  }
+  return offset === bytes.length ? values : null
+}
+
+/** Reads values stored back to back in `bytes`, each `lengths[i]` bytes long. */
+export function deserializeEach(bytes: Buffer, lengths: number[]): unknown[] {
+  const values = new Array<unknown>(lengths.length)
+  let offset = 0
+  for (let i = 0; i < lengths.length; i++) {
+    const end = offset + (lengths[i] ?? 0)
+    values[i] = deserializeValue(bytes, offset, end)
+    offset = end
+  }
+  return values
 }
 
 /** True when the string holds a lone surrogate, which UTF-8 cannot carry (see `encodeKey`). */

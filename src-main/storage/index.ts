@@ -9,9 +9,10 @@
 // `_cf_METADATA`, V8-serialized values), so the file is one the vendor's runtime could open. The
 // 'kv' backend exposes no SQL and no point-in-time recovery. DEVIATIONS.md lists where behaviour
 // knowingly differs from local workerd.
+import { rmSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { InputGate, OutputGate } from './gates'
-import { applyScheduledRestore, openHistory } from './history'
+import { applyScheduledRestore, historyDirectory, openHistory } from './history'
 import { Storage, type Backend, type StorageRuntime } from './storage'
 
 export { InputGate, OutputGate } from './gates'
@@ -24,6 +25,7 @@ export {
   type StorageRuntime,
 } from './storage'
 export { StorageTransaction } from './transaction'
+export { SyncKvStorage, ListIterator, type SyncKvListOptions } from './sync-kv'
 export { SqlStorage, SqlCursor, type SqlRow, type SqlValue } from './sql'
 export { MAX_KEY_BYTES, MAX_KEYS_PER_CALL, MAX_VALUE_BYTES } from './limits'
 export type { HistoryPoint } from './history'
@@ -42,6 +44,8 @@ export interface OpenStorageOptions {
   history?: boolean
 }
 
+const WAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024
+
 /** Opens (creating if needed) the storage of one object, kept in the SQLite file `file`. */
 export async function openStorage(file: string, options: OpenStorageOptions): Promise<Storage> {
   const now = options.now ?? Date.now
@@ -50,6 +54,10 @@ export async function openStorage(file: string, options: OpenStorageOptions): Pr
   if (keepHistory) applyScheduledRestore(file, { now })
   const db = new Database(file)
   try {
+    // One live instance owns an object's file. Holding the lock for good spares every statement
+    // outside a transaction the lock and unlock system calls of shared WAL access (the larger part
+    // of a point read), and keeps the WAL index in memory instead of a -shm file. Set before WAL.
+    db.pragma('locking_mode = EXCLUSIVE')
     db.pragma('journal_mode = WAL')
     // Durable on commit: sync() and the output gate promise that writes are on disk.
     db.pragma('synchronous = FULL')
@@ -57,7 +65,12 @@ export async function openStorage(file: string, options: OpenStorageOptions): Pr
     db.pragma('recursive_triggers = OFF')
     db.pragma('foreign_keys = ON')
     // History archives the WAL before every checkpoint, so SQLite must never checkpoint alone.
-    if (keepHistory) db.pragma('wal_autocheckpoint = 0')
+    // Checkpoints restart the WAL, which then keeps its size: a large transaction's WAL is cut
+    // back to this at the next restart.
+    if (keepHistory) {
+      db.pragma('wal_autocheckpoint = 0')
+      db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`)
+    }
     return new Storage(db, {
       file,
       backend: options.backend,
@@ -69,4 +82,14 @@ export async function openStorage(file: string, options: OpenStorageOptions): Pr
     db.close()
     throw error
   }
+}
+
+/**
+ * Removes the files of one object's storage: the database, its WAL and the history kept beside
+ * it. The storage must be closed (the object runtime's ObjectNamespace.erase() sees to that).
+ */
+export function eraseStorageFiles(file: string): void {
+  for (const path of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`])
+    rmSync(path, { force: true })
+  rmSync(historyDirectory(file), { recursive: true, force: true })
 }

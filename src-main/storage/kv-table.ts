@@ -1,7 +1,7 @@
 // The runtime's hidden tables: `_cf_KV` (key-value data) and `_cf_METADATA` (alarm). Both are
 // created lazily by the first write, as workerd does, so an object that never used key-value
 // storage has neither.
-import type Database from 'better-sqlite3'
+import Database from 'better-sqlite3'
 import { encodeKey, hasLoneSurrogate } from './encoding'
 import type { KeyRange } from './list-options'
 
@@ -11,22 +11,58 @@ const CREATE_METADATA =
   'CREATE TABLE IF NOT EXISTS _cf_METADATA (key INTEGER PRIMARY KEY, value BLOB)'
 const ALARM_ROW = 1
 const NANOS_PER_MILLI = 1_000_000n
+/**
+ * Rows per write statement. One statement per row spends most of its time crossing into SQLite;
+ * a few dozen rows per statement divide that cost (32: SQLite allows 100 bound parameters here).
+ */
+const ROWS_PER_STATEMENT = 32
+/** Rows list() reads per query: enough to amortize a query, few enough to stop early. */
+export const LIST_PAGE_ROWS = 256
 
 // Keys are bound through CAST so that a WTF-8 buffer (a key with a lone surrogate) is stored as
 // TEXT with exactly those bytes; a well-formed string binds as itself.
 type KeyParam = string | Buffer
 const keyParam = (key: string): KeyParam => (hasLoneSurrogate(key) ? encodeKey(key) : key)
 
+/** A page of list() results: keys, and the values' bytes back to back. */
+export interface ListPage {
+  keys: string[]
+  values: Buffer
+  /** Byte length of each value in `values`, in order; null unless asked for. */
+  lengths: number[] | null
+  /** Where the next page starts (`from` of the next listPage() call); null after the last. */
+  next: Buffer | null
+}
+
+type ListRow = [keys: string, values: Buffer | null]
+type DetailedListRow = [
+  keys: string,
+  values: Buffer | null,
+  lengths: string,
+  largest: Buffer | null,
+  smallest: Buffer | null,
+]
+const EMPTY_PAGE: ListPage = { keys: [], values: Buffer.alloc(0), lengths: [], next: null }
+/** What a lone surrogate's bytes read back as: a key holding it may not encode to its bytes. */
+const REPLACEMENT_CHARACTER = '\uFFFD'
+
 interface KvStatements {
-  get: Database.Statement<[KeyParam], Buffer | undefined>
-  put: Database.Statement<[KeyParam, Buffer]>
-  delete: Database.Statement<[KeyParam]>
-  list: Map<string, Database.Statement<unknown[], [string, Buffer]>>
+  db: Database.Database
+  get: Database.Statement<[KeyParam], string | undefined>
+  has: Database.Statement<[KeyParam], number | undefined>
+  /** Upserts and deletes of n rows, prepared on first use. */
+  upsert: Map<number, Database.Statement<[KeyParam[]]>>
+  delete: Map<number, Database.Statement<[KeyParam[]]>>
+  /** list() queries by shape (bounded or not, order), without and with details. */
+  list: Map<string, Database.Statement<unknown[], unknown[]>>
+  detailedList: Map<string, Database.Statement<unknown[], unknown[]>>
 }
 
 export class KvTable {
   private statements: KvStatements | null = null
   private metadataReady = false
+  private readonly upsertParams: KeyParam[] = []
+  private readonly deleteParams: KeyParam[] = []
 
   constructor(private readonly db: Database.Database) {
     this.refresh()
@@ -47,37 +83,76 @@ export class KvTable {
   }
 
   get(key: string): Buffer | undefined {
-    return this.statements?.get.get(keyParam(key))
+    const hex = this.statements?.get.get(keyParam(key))
+    return hex === undefined ? undefined : Buffer.from(hex, 'hex')
   }
 
-  put(key: string, value: Buffer): void {
-    this.writable().put.run(keyParam(key), value)
+  has(key: string): boolean {
+    return this.statements?.has.get(keyParam(key)) !== undefined
   }
 
-  /** Returns whether a row was deleted. */
-  delete(key: string): boolean {
-    if (this.statements === null) return false
-    return this.statements.delete.run(keyParam(key)).changes > 0
-  }
-
-  list(range: KeyRange): Array<[string, Buffer]> {
-    if (this.statements === null) return []
-    const shape = `${range.end === null ? 'open' : 'closed'}-${range.reverse ? 'desc' : 'asc'}`
-    let statement = this.statements.list.get(shape)
-    if (statement === undefined) {
-      const upper = range.end === null ? '' : ' AND key < CAST(? AS TEXT)'
-      const order = range.reverse ? 'DESC' : 'ASC'
-      statement = this.db
-        .prepare<unknown[], [string, Buffer]>(
-          `SELECT key, value FROM _cf_KV WHERE key >= CAST(? AS TEXT)${upper} ORDER BY key ${order} LIMIT ?`,
-        )
-        .raw()
-      this.statements.list.set(shape, statement)
+  /** Stores every entry of `writes`: bytes are upserted, null deletes the key. */
+  write(writes: ReadonlyMap<string, Buffer | null>): void {
+    // Deleting from a table not yet created deletes nothing.
+    if (this.statements === null && ![...writes.values()].some((bytes) => bytes !== null)) return
+    const upserts = this.upsertParams
+    const deletes = this.deleteParams
+    for (const [key, bytes] of writes) {
+      if (bytes === null) {
+        deletes.push(keyParam(key))
+        if (deletes.length === ROWS_PER_STATEMENT) this.runBatch('delete', deletes)
+      } else {
+        upserts.push(keyParam(key), bytes)
+        if (upserts.length === 2 * ROWS_PER_STATEMENT) this.runBatch('upsert', upserts)
+      }
     }
-    const params: unknown[] = [range.start]
-    if (range.end !== null) params.push(range.end)
-    params.push(range.limit ?? -1)
-    return statement.all(...params)
+    if (upserts.length > 0) this.runBatch('upsert', upserts)
+    if (deletes.length > 0) this.runBatch('delete', deletes)
+  }
+
+  /**
+   * One page of the range, in key order (descending when `range.reverse`): at most `rows` rows,
+   * from `from` on (null: from the range's own bound). With `withLengths`, also each value's
+   * length (needed to read values that do not mark their own end).
+   */
+  listPage(range: KeyRange, from: Buffer | null, rows: number, withLengths: boolean): ListPage {
+    const statements = this.statements
+    if (statements === null) return EMPTY_PAGE
+    const lower = range.reverse ? range.start : (from ?? range.start)
+    const upper = range.reverse ? (from ?? range.end) : range.end
+    const params: unknown[] = [lower]
+    if (upper !== null) params.push(upper)
+    params.push(rows)
+    try {
+      if (!withLengths) {
+        const plain = listStatement(statements, upper !== null, range.reverse, false)
+        const row = plain.get(...params) as ListRow | undefined
+        if (row === undefined || row[1] === null) return EMPTY_PAGE
+        const keys = JSON.parse(row[0]) as string[]
+        const last = keys[keys.length - 1] ?? ''
+        // A key read back with U+FFFD may have been stored as a lone surrogate's bytes, which
+        // its string no longer gives: then the page is read again with the boundary keys' bytes.
+        if (keys.length < rows || !last.includes(REPLACEMENT_CHARACTER)) {
+          const next = keys.length < rows ? null : nextFrom(encodeKey(last), range.reverse)
+          return { keys, values: row[1], lengths: null, next }
+        }
+      }
+      const detailed = listStatement(statements, upper !== null, range.reverse, true)
+      const row = detailed.get(...params) as DetailedListRow | undefined
+      if (row === undefined || row[1] === null) return EMPTY_PAGE
+      const [keys, values, lengths, largest, smallest] = row
+      const page = JSON.parse(keys) as string[]
+      const boundary = range.reverse ? smallest : largest
+      const next =
+        page.length < rows || boundary === null ? null : nextFrom(boundary, range.reverse)
+      return { keys: page, values, lengths: JSON.parse(lengths) as number[], next }
+    } catch (error) {
+      // Values written elsewhere may be large enough (up to 4 MiB in workerd) that a page of them
+      // exceeds SQLite's length limit: read fewer at a time.
+      const tooBig = error instanceof Database.SqliteError && error.code === 'SQLITE_TOOBIG'
+      if (tooBig && rows > 1) return this.listPage(range, from, Math.ceil(rows / 2), withLengths)
+      throw error
+    }
   }
 
   /** Removes every key (the key-value backend's deleteAll). */
@@ -109,6 +184,25 @@ export class KvTable {
       .run(ALARM_ROW, ms === null ? null : BigInt(ms) * NANOS_PER_MILLI)
   }
 
+  private runBatch(kind: 'upsert' | 'delete', params: KeyParam[]): void {
+    const statements = this.writable()[kind]
+    const rows = kind === 'upsert' ? params.length / 2 : params.length
+    let statement = statements.get(rows)
+    if (statement === undefined) {
+      statement = this.db.prepare<[KeyParam[]]>(
+        kind === 'upsert'
+          ? `INSERT INTO _cf_KV VALUES ${repeat('(CAST(? AS TEXT), ?)', rows)} ON CONFLICT DO UPDATE SET value = excluded.value`
+          : `DELETE FROM _cf_KV WHERE key IN (${repeat('CAST(? AS TEXT)', rows)})`,
+      )
+      statements.set(rows, statement)
+    }
+    try {
+      statement.run(params)
+    } finally {
+      params.length = 0
+    }
+  }
+
   private writable(): KvStatements {
     if (this.statements === null) {
       this.db.exec(CREATE_KV)
@@ -119,14 +213,57 @@ export class KvTable {
 
   private prepare(): KvStatements {
     return {
+      db: this.db,
+      // A value read as a BLOB costs better-sqlite3 a buffer of its own, which took longer than
+      // the lookup; as hex it comes back as a string, turned into bytes from Node's buffer pool.
       get: this.db
-        .prepare<[KeyParam], Buffer>('SELECT value FROM _cf_KV WHERE key = CAST(? AS TEXT)')
+        .prepare<[KeyParam], string>('SELECT hex(value) FROM _cf_KV WHERE key = CAST(? AS TEXT)')
         .pluck(),
-      put: this.db.prepare<[KeyParam, Buffer]>(
-        'INSERT INTO _cf_KV VALUES(CAST(? AS TEXT), ?) ON CONFLICT DO UPDATE SET value = excluded.value',
-      ),
-      delete: this.db.prepare<[KeyParam]>('DELETE FROM _cf_KV WHERE key = CAST(? AS TEXT)'),
+      has: this.db
+        .prepare<[KeyParam], number>('SELECT 1 FROM _cf_KV WHERE key = CAST(? AS TEXT)')
+        .pluck(),
+      upsert: new Map(),
+      delete: new Map(),
       list: new Map(),
+      detailedList: new Map(),
     }
   }
 }
+
+// A page comes back as one row: the keys as a JSON array and the values concatenated into one
+// BLOB (in detail, also their lengths and the boundary keys' bytes). Reading a BLOB costs
+// better-sqlite3 a buffer allocation each, which made row-by-row reading several times slower
+// than the scan. The aggregates read the subquery's rows in one pass, in its order.
+function listStatement(
+  statements: KvStatements,
+  bounded: boolean,
+  reverse: boolean,
+  detailed: boolean,
+): Database.Statement<unknown[], unknown[]> {
+  const cache = detailed ? statements.detailedList : statements.list
+  const shape = `${bounded ? 'closed' : 'open'}-${reverse ? 'desc' : 'asc'}`
+  let statement = cache.get(shape)
+  if (statement === undefined) {
+    const upper = bounded ? ' AND key < CAST(? AS TEXT)' : ''
+    const order = reverse ? 'DESC' : 'ASC'
+    const details = detailed
+      ? ', json_group_array(length(value)), CAST(max(key) AS BLOB), CAST(min(key) AS BLOB)'
+      : ''
+    statement = statements.db
+      .prepare<unknown[], unknown[]>(
+        `SELECT json_group_array(key), CAST(group_concat(value, x'') AS BLOB)${details}
+         FROM (SELECT key, value FROM _cf_KV WHERE key >= CAST(? AS TEXT)${upper}
+           ORDER BY key ${order} LIMIT ?)`,
+      )
+      .raw()
+    cache.set(shape, statement)
+  }
+  return statement
+}
+
+const repeat = (sql: string, times: number): string => Array<string>(times).fill(sql).join(', ')
+
+// The next page of an ascending listing starts just past the last key; of a descending one, it
+// ends (exclusively) at the last key.
+const nextFrom = (lastKey: Buffer, reverse: boolean): Buffer =>
+  reverse ? lastKey : Buffer.concat([lastKey, Buffer.from([0])])

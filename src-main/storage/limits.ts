@@ -9,6 +9,8 @@ export const MAX_VALUE_BYTES = 131_072
 const SERIALIZATION_CUSHION = 34
 
 export function checkKey(key: string): void {
+  // No UTF-16 code unit takes more than three UTF-8 bytes: most keys need no counting.
+  if (key.length * 3 <= MAX_KEY_BYTES) return
   const size = keyByteLength(key)
   if (size > MAX_KEY_BYTES) {
     throw new RangeError(

@@ -1,23 +1,32 @@
 // The storage object behind `ctx.storage`: the vendor's key-value, transaction, alarm, SQL and
 // recovery interface over one SQLite file laid out as the vendor's runtime lays it out.
-import { statSync } from 'node:fs'
 import type Database from 'better-sqlite3'
-import { compareKeys, deserializeValue, keyAsStored, serializeValue } from './encoding'
+import {
+  compareKeys,
+  deserializeBackToBack,
+  deserializeEach,
+  deserializeValue,
+  encodeKey,
+  keyAsStored,
+  serializeValue,
+} from './encoding'
 import { InputGate, OutputGate } from './gates'
 import type { History, HistoryPoint } from './history'
-import { KvTable } from './kv-table'
+import { KvTable, LIST_PAGE_ROWS } from './kv-table'
 import { checkKey, checkKeyCount, checkSerializedValue } from './limits'
-import { compileListOptions, type ListOptions } from './list-options'
+import { compileListOptions, type KeyRange, type ListOptions } from './list-options'
 import {
   CONSTRAINT_RESET_PREFIX,
   DELETE_ALL_IN_TRANSACTION,
   NO_RECOVERY_ON_KV_BACKEND,
   NO_SQL_ON_KV_BACKEND,
   NOT_SQL_BACKED,
+  NO_SYNC_KV_ON_KV_BACKEND,
   STORAGE_CLOSED,
 } from './messages'
 import { ReadCache } from './read-cache'
 import { SqlStorage } from './sql'
+import { SyncKvStorage, type SyncKvHost } from './sync-kv'
 import { formatSqliteError } from './sql/errors'
 import { StorageTransaction, type TransactionScope } from './transaction'
 
@@ -53,8 +62,17 @@ export interface StorageConfig {
 }
 
 const CACHE_BUDGET_BYTES = 32 * 1024 * 1024
+/**
+ * When history checkpoints (archiving the WAL first). Small transactions checkpoint as soon as
+ * the WAL passes the first size, so that the WAL is rewritten in place: a commit that grows the
+ * file costs a much slower sync. Large transactions make growing the file cheap by comparison and
+ * archiving dear (about what writing cost), so their checkpoint waits for a pause in the object's
+ * writes; past the second size it happens at once, bounding the WAL.
+ */
 const CHECKPOINT_WAL_BYTES = 4 * 1024 * 1024
-const COMMITS_PER_WAL_CHECK = 32
+const CHECKPOINT_WAL_BYTES_NOW = 64 * 1024 * 1024
+const LARGE_COMMIT_BYTES = 256 * 1024
+const CHECKPOINT_PAUSE_MS = 100
 const PUT_SIGNATURE =
   'put() may only be called with a single key-value pair and optional options as put(key, value, options) or with multiple key-value pairs and optional options as put(entries, options)'
 
@@ -62,14 +80,26 @@ interface PendingCommit {
   durable: Promise<void>
   resolve: () => void
   reject: (error: Error) => void
+  /** Whether the output gate already waits for this commit. */
+  gated: boolean
 }
 
 export class Storage implements TransactionScope {
-  private readonly kv: KvTable
+  private readonly kvTable: KvTable
   private readonly cache = new ReadCache(CACHE_BUDGET_BYTES)
+  /**
+   * Key-value writes of the open transaction not yet given to SQLite (null: deleted). They reach
+   * it in batches, at commit or before anything that reads or rolls back SQLite.
+   */
+  private readonly pendingWrites = new Map<string, Buffer | null>()
+  /** Keys of pending writes made with noCache, which leave the cache once written. */
+  private readonly uncachedWrites = new Set<string>()
   private readonly inputGate: InputGate
   private readonly outputGate: OutputGate
   private sqlApi: SqlStorage | null = null
+  private syncKvApi: SyncKvStorage | null = null
+  /** Counts listings: a kv.list() iterator stops working once a later listing starts. */
+  private listings = 0
   private pending: PendingCommit | null = null
   private commitScheduled = false
   private explicitDepth = 0
@@ -81,19 +111,22 @@ export class Storage implements TransactionScope {
   /** Scheduled time of the alarm whose handler is running: getAlarm() reads null meanwhile. */
   private runningAlarm: number | null = null
   private alarmRefusal: string | null = null
-  private commitsSinceWalCheck = 0
   /** What the pending implicit transaction changes, if the object said (describeChange). */
   private commitNote: string | undefined = undefined
+  private pausedCheckpoint: NodeJS.Timeout | null = null
+  /** The WAL's size when history last reported a change, and commits made since. */
+  private walBytesSeen = 0
+  private commitsSinceWalChange = 0
 
   /** @internal use openStorage() */
   constructor(
-    readonly db: Database.Database,
+    private readonly connection: Database.Database,
     private readonly config: StorageConfig,
   ) {
-    this.kv = new KvTable(db)
+    this.kvTable = new KvTable(connection)
     this.inputGate = config.runtime.inputGate
     this.outputGate = config.runtime.outputGate
-    this.committedAlarm = this.kv.readAlarm()
+    this.committedAlarm = this.kvTable.readAlarm()
   }
 
   // ---- key-value ------------------------------------------------------------------------------
@@ -101,84 +134,23 @@ export class Storage implements TransactionScope {
   get(key: string, options?: GetOptions): Promise<unknown>
   get(keys: string[], options?: GetOptions): Promise<Map<string, unknown>>
   async get(keyOrKeys: unknown, options?: GetOptions): Promise<unknown> {
-    this.assertUsable()
-    this.holdInputGate(options)
-    if (!Array.isArray(keyOrKeys)) {
-      const key = String(keyOrKeys)
-      checkKey(key)
-      const bytes = this.read(key, options)
-      return bytes === null ? undefined : deserializeValue(bytes)
-    }
-    checkKeyCount(keyOrKeys.length)
-    const keys = [...new Set(keyOrKeys.map(String))].sort(compareKeys)
-    const found = new Map<string, unknown>()
-    for (const key of keys) {
-      const bytes = this.read(key, options)
-      if (bytes !== null) found.set(keyAsStored(key), deserializeValue(bytes))
-    }
-    return found
+    return this.readEntries(null, keyOrKeys, options)
   }
 
   put(key: string, value: unknown, options?: PutOptions): Promise<void>
   put(entries: Record<string, unknown>, options?: PutOptions): Promise<void>
   async put(...args: unknown[]): Promise<void> {
-    const [first, second, third] = args
-    if (args.length === 0) {
-      throw new TypeError(
-        "Failed to execute 'put' on 'DurableObjectStorage': parameter 1 is not of type 'string or object'.",
-      )
-    }
-    if (typeof first === 'object' && first !== null) {
-      if (second !== undefined && second !== null && typeof second !== 'object')
-        throw new TypeError(PUT_SIGNATURE)
-      // Entries whose value is undefined are skipped silently, as the runtime does.
-      const entries = Object.entries(first).filter(([, value]) => value !== undefined)
-      const serialized = entries.map(([key, value]) => [key, serializeValue(value)] as const)
-      checkKeyCount(serialized.length)
-      for (const [key, bytes] of serialized) {
-        checkKey(key)
-        checkSerializedValue(bytes)
-      }
-      if (serialized.length === 0) return
-      this.write(second as PutOptions | undefined, () => {
-        for (const [key, bytes] of serialized)
-          this.store(key, bytes, second as PutOptions | undefined)
-      })
-      return
-    }
-    if (second === undefined) throw new TypeError('put() called with undefined value.')
-    const key = String(first)
-    const bytes = serializeValue(second)
-    checkKey(key)
-    checkSerializedValue(bytes)
-    const options = third as PutOptions | undefined
-    this.write(options, () => this.store(key, bytes, options))
+    this.writeEntries(null, args)
   }
 
   delete(key: string, options?: PutOptions): Promise<boolean>
   delete(keys: string[], options?: PutOptions): Promise<number>
   async delete(keyOrKeys: unknown, options?: PutOptions): Promise<boolean | number> {
-    this.assertUsable()
-    if (!Array.isArray(keyOrKeys)) {
-      const key = String(keyOrKeys)
-      checkKey(key)
-      return this.write(options, () => this.remove(key))
-    }
-    checkKeyCount(keyOrKeys.length)
-    const keys = [...new Set(keyOrKeys.map(String))]
-    keys.forEach(checkKey)
-    if (keys.length === 0) return 0
-    return this.write(options, () => keys.filter((key) => this.remove(key)).length)
+    return this.deleteEntries(null, keyOrKeys, options)
   }
 
   async list(options?: ListOptions): Promise<Map<string, unknown>> {
-    this.assertUsable()
-    const range = compileListOptions(options)
-    this.holdInputGate(options)
-    const found = new Map<string, unknown>()
-    if (range === null) return found
-    for (const [key, bytes] of this.kv.list(range)) found.set(key, deserializeValue(bytes))
-    return found
+    return this.listEntries(null, options)
   }
 
   /**
@@ -189,13 +161,15 @@ export class Storage implements TransactionScope {
     this.assertUsable()
     if (this.explicitDepth > 0 || this.syncDepth > 0) throw new Error(DELETE_ALL_IN_TRANSACTION)
     const alarm = this.currentAlarm()
+    // What is still to be written would be deleted at once.
+    this.discardPendingWrites()
     // The runtime always confirms deleteAll, whatever allowUnconfirmed says.
     this.write({ ...options, allowUnconfirmed: false }, () => {
-      if (this.config.backend === 'kv') this.kv.clear()
+      if (this.config.backend === 'kv') this.kvTable.clear()
       else this.dropEverything()
       this.cache.clear()
-      this.kv.refresh()
-      this.kv.writeAlarm(alarm)
+      this.kvTable.refresh()
+      this.kvTable.writeAlarm(alarm)
     })
   }
 
@@ -204,12 +178,15 @@ export class Storage implements TransactionScope {
   /** Runs `closure` in a transaction: commits when it returns, rolls back when it throws. */
   async transaction<T>(closure: (txn: StorageTransaction) => T | Promise<T>): Promise<T> {
     this.assertUsable()
+    if (this.config.backend === 'kv') return this.overlayTransaction(closure)
     // The runtime first lets an open implicit transaction commit, then nests a savepoint.
-    if (this.explicitDepth === 0 && this.db.inTransaction) this.commit()
+    if (this.explicitDepth === 0 && (this.pending !== null || this.connection.inTransaction))
+      this.commit()
     const releaseGate = this.inputGate.hold()
     const depth = this.explicitDepth++
     const savepoint = `_cf_savepoint_${depth}`
-    this.db.exec(`SAVEPOINT ${savepoint}`)
+    this.flushWrites()
+    this.connection.exec(`SAVEPOINT ${savepoint}`)
     const txn = new StorageTransaction(this, depth, () => {
       if (this.explicitDepth > depth + 1) {
         throw new Error(
@@ -220,12 +197,13 @@ export class Storage implements TransactionScope {
     })
     try {
       const result = await closure(txn)
-      this.db.exec(`RELEASE ${savepoint}`)
+      this.flushWrites()
+      this.connection.exec(`RELEASE ${savepoint}`)
       return result
     } catch (error) {
-      if (!this.broken && this.db.inTransaction) {
+      if (!this.broken && this.connection.inTransaction) {
         this.rollbackTo(savepoint)
-        this.db.exec(`RELEASE ${savepoint}`)
+        this.connection.exec(`RELEASE ${savepoint}`)
       }
       throw error
     } finally {
@@ -241,16 +219,18 @@ export class Storage implements TransactionScope {
     this.assertUsable()
     if (this.config.backend !== 'sql') throw new Error(NOT_SQL_BACKED)
     this.beforeWrite()
+    this.flushWrites()
     const savepoint = `_cf_sync_savepoint_${this.syncDepth++}`
-    this.db.exec(`SAVEPOINT ${savepoint}`)
+    this.connection.exec(`SAVEPOINT ${savepoint}`)
     try {
       const result = fn()
-      this.db.exec(`RELEASE ${savepoint}`)
+      this.flushWrites()
+      this.connection.exec(`RELEASE ${savepoint}`)
       return result
     } catch (error) {
       if (!this.broken) {
         this.rollbackTo(savepoint)
-        this.db.exec(`RELEASE ${savepoint}`)
+        this.connection.exec(`RELEASE ${savepoint}`)
       }
       throw error
     } finally {
@@ -275,20 +255,10 @@ export class Storage implements TransactionScope {
 
   async setAlarm(scheduledTime: Date | number, options?: PutOptions): Promise<void> {
     this.assertUsable()
-    if (typeof scheduledTime !== 'number' && !(scheduledTime instanceof Date)) {
-      throw new TypeError(
-        "Failed to execute 'setAlarm' on 'DurableObjectStorage': parameter 1 is not of type 'date'.",
-      )
-    }
-    const time = Math.trunc(Number(scheduledTime))
-    if (Number.isNaN(time))
-      throw new TypeError('The value cannot be converted because it is not a valid Date.')
-    if (time <= 0) throw new TypeError('setAlarm() cannot be called with an alarm time <= 0')
-    if (this.alarmRefusal !== null) throw new TypeError(this.alarmRefusal)
-    const clamped = Math.max(time, this.config.now())
-    if (clamped === this.currentAlarm()) return
+    const time = this.alarmTime(scheduledTime)
+    if (time === this.currentAlarm()) return
     this.runningAlarm = null
-    this.write(options, () => this.storeAlarm(clamped))
+    this.write(options, () => this.storeAlarm(time))
   }
 
   async deleteAlarm(options?: PutOptions): Promise<void> {
@@ -304,6 +274,13 @@ export class Storage implements TransactionScope {
     if (this.config.backend !== 'sql') throw new Error(NO_SQL_ON_KV_BACKEND)
     this.sqlApi ??= new SqlStorage(this)
     return this.sqlApi
+  }
+
+  /** The synchronous key-value API (`ctx.storage.kv`); only on the SQL backend. */
+  get kv(): SyncKvStorage {
+    if (this.config.backend !== 'sql') throw new Error(NO_SYNC_KV_ON_KV_BACKEND)
+    this.syncKvApi ??= new SyncKvStorage(this.syncKvHost)
+    return this.syncKvApi
   }
 
   async getCurrentBookmark(): Promise<string> {
@@ -339,11 +316,11 @@ export class Storage implements TransactionScope {
 
   /** Commits what is pending, archives history and closes the file. Later calls fail. */
   close(): void {
-    if (this.db.open) {
+    if (this.connection.open) {
       if (!this.broken) this.commit()
-      this.config.history?.checkpoint()
+      this.checkpoint()
       this.config.history?.close()
-      this.db.close()
+      this.connection.close()
     }
     this.broken ??= new Error(STORAGE_CLOSED)
   }
@@ -378,7 +355,8 @@ export class Storage implements TransactionScope {
   abandon(error: Error): void {
     if (this.broken) return
     this.broken = error
-    if (this.db.inTransaction) this.db.exec('ROLLBACK')
+    this.discardPendingWrites()
+    if (this.connection.inTransaction) this.connection.exec('ROLLBACK')
     this.pending?.reject(error)
     this.pending = null
     this.close()
@@ -388,27 +366,268 @@ export class Storage implements TransactionScope {
     if (this.broken) throw this.broken
   }
 
+  /** Called before a statement that may write: opens the implicit transaction. */
   beforeWrite(options?: PutOptions): void {
     this.assertUsable()
-    if (!this.db.inTransaction) {
-      this.db.exec('BEGIN')
+    if (!this.connection.inTransaction) {
+      this.connection.exec('BEGIN')
       this.scheduleCommit()
     }
-    if (this.pending === null) {
-      let resolve = (): void => undefined
-      let reject = (_error: Error): void => undefined
-      const durable = new Promise<void>((res, rej) => {
-        resolve = res
-        reject = rej
-      })
-      // A failure is reported through the output gate, sync() and onBroken; nobody may be waiting.
-      durable.catch(() => undefined)
-      this.pending = { durable, resolve, reject }
-    }
-    if (!options?.allowUnconfirmed) this.outputGate.lockUntil(this.pending.durable)
+    this.awaitCommit(options)
+  }
+
+  /**
+   * The database connection, with every write made so far handed to SQLite: for reading the
+   * file's tables directly (tests, the workbench's inspector).
+   */
+  get db(): Database.Database {
+    if (this.connection.open && !this.broken) this.flushWrites()
+    return this.connection
   }
 
   // ---- internals ------------------------------------------------------------------------------
+
+  private readEntries(
+    overlay: TransactionOverlay | null,
+    keyOrKeys: unknown,
+    options: GetOptions | undefined,
+  ): unknown {
+    this.assertUsable()
+    this.holdInputGate(options)
+    if (!Array.isArray(keyOrKeys)) {
+      const key = typeof keyOrKeys === 'string' ? keyOrKeys : String(keyOrKeys)
+      checkKey(key)
+      const bytes = this.read(key, options, overlay)
+      return bytes === null ? undefined : deserializeValue(bytes)
+    }
+    checkKeyCount(keyOrKeys.length)
+    const keys = [...new Set(keyOrKeys.map(String))].sort(compareKeys)
+    const found = new Map<string, unknown>()
+    for (const key of keys) {
+      const bytes = this.read(key, options, overlay)
+      if (bytes !== null) found.set(keyAsStored(key), deserializeValue(bytes))
+    }
+    return found
+  }
+
+  private writeEntries(overlay: TransactionOverlay | null, args: unknown[]): void {
+    const [first, second, third] = args
+    if (args.length === 0) {
+      throw new TypeError(
+        "Failed to execute 'put' on 'DurableObjectStorage': parameter 1 is not of type 'string or object'.",
+      )
+    }
+    if (typeof first === 'object' && first !== null) {
+      if (second !== undefined && second !== null && typeof second !== 'object')
+        throw new TypeError(PUT_SIGNATURE)
+      // Entries whose value is undefined are skipped silently, as the runtime does.
+      const entries = Object.entries(first).filter(([, value]) => value !== undefined)
+      const serialized = entries.map(([key, value]) => [key, serializeValue(value)] as const)
+      checkKeyCount(serialized.length)
+      for (const [key, bytes] of serialized) {
+        checkKey(key)
+        checkSerializedValue(bytes)
+      }
+      if (serialized.length === 0) return
+      const options = second as PutOptions | undefined
+      if (overlay === null) this.beforeBufferedWrite(options)
+      for (const [key, bytes] of serialized) this.bufferWrite(key, bytes, options, overlay)
+      return
+    }
+    if (second === undefined) throw new TypeError('put() called with undefined value.')
+    const key = typeof first === 'string' ? first : String(first)
+    const bytes = serializeValue(second)
+    checkKey(key)
+    checkSerializedValue(bytes)
+    const options = third as PutOptions | undefined
+    if (overlay === null) this.beforeBufferedWrite(options)
+    this.bufferWrite(key, bytes, options, overlay)
+  }
+
+  private deleteEntries(
+    overlay: TransactionOverlay | null,
+    keyOrKeys: unknown,
+    options: PutOptions | undefined,
+  ): boolean | number {
+    this.assertUsable()
+    if (!Array.isArray(keyOrKeys)) {
+      const key = String(keyOrKeys)
+      checkKey(key)
+      if (overlay === null) this.beforeBufferedWrite(options)
+      return this.remove(key, options, overlay)
+    }
+    checkKeyCount(keyOrKeys.length)
+    const keys = [...new Set(keyOrKeys.map(String))]
+    keys.forEach(checkKey)
+    if (keys.length === 0) return 0
+    if (overlay === null) this.beforeBufferedWrite(options)
+    return keys.filter((key) => this.remove(key, options, overlay)).length
+  }
+
+  private listEntries(
+    overlay: TransactionOverlay | null,
+    options: ListOptions | undefined,
+  ): Map<string, unknown> {
+    this.assertUsable()
+    const range = compileListOptions(options)
+    this.holdInputGate(options)
+    const found = new Map<string, unknown>()
+    this.listings++
+    if (range === null) return found
+    if (overlay !== null && overlay.writes.size > 0)
+      return this.listWithOverlay(overlay, range, options)
+    this.flushWrites()
+    // Page by page, so that a limit reads no more rows than it returns.
+    let remaining = range.limit ?? Infinity
+    let from: Buffer | null = null
+    const add = (key: string, value: unknown): void => void found.set(key, value)
+    do {
+      const rows = Math.min(remaining, LIST_PAGE_ROWS)
+      const page = this.readPage(range, from, rows, add)
+      remaining -= page.count
+      from = page.next
+    } while (from !== null && remaining > 0)
+    return found
+  }
+
+  // Each write of the transaction hides or replaces at most one stored pair, so the stored pairs
+  // the listing needs are among the first `limit` plus that many.
+  private listWithOverlay(
+    overlay: TransactionOverlay,
+    range: KeyRange,
+    options: ListOptions | undefined,
+  ): Map<string, unknown> {
+    const stored = this.listEntries(null, {
+      ...options,
+      limit: range.limit === null ? undefined : range.limit + overlay.writes.size,
+    })
+    for (const [key, bytes] of overlay.writes) {
+      const encoded = encodeKey(key)
+      if (Buffer.compare(encoded, range.start) < 0) continue
+      if (range.end !== null && Buffer.compare(encoded, range.end) >= 0) continue
+      if (bytes === null) stored.delete(keyAsStored(key))
+      else stored.set(keyAsStored(key), deserializeValue(bytes))
+    }
+    const entries = [...stored].sort(([a], [b]) => compareKeys(a, b))
+    if (range.reverse) entries.reverse()
+    return new Map(range.limit === null ? entries : entries.slice(0, range.limit))
+  }
+
+  // transaction() on the key-value backend, as workerd's in-memory backend runs it: writes made
+  // through `txn` are seen only through `txn` until the closure returns, and then are stored
+  // together; ctx.storage.* calls inside the closure are not part of it.
+  private async overlayTransaction<T>(
+    closure: (txn: StorageTransaction) => T | Promise<T>,
+  ): Promise<T> {
+    const releaseGate = this.inputGate.hold()
+    const overlay = new TransactionOverlay()
+    const txn = new StorageTransaction(this.overlayScope(overlay), 0, () => overlay.discard())
+    try {
+      const result = await closure(txn)
+      this.assertUsable()
+      if (overlay.writes.size > 0) {
+        this.beforeBufferedWrite(undefined)
+        for (const [key, bytes] of overlay.writes) this.bufferWrite(key, bytes, undefined, null)
+      }
+      const alarm = overlay.alarm
+      if (alarm !== undefined && alarm !== this.currentAlarm()) {
+        this.runningAlarm = null
+        this.write(undefined, () => this.storeAlarm(alarm))
+      }
+      return result
+    } finally {
+      txn.finish()
+      releaseGate()
+    }
+  }
+
+  private overlayScope(overlay: TransactionOverlay): TransactionScope {
+    return {
+      get: async (keyOrKeys, options) => this.readEntries(overlay, keyOrKeys, options),
+      put: async (...args) => this.writeEntries(overlay, args),
+      delete: async (keyOrKeys, options) => this.deleteEntries(overlay, keyOrKeys, options),
+      list: async (options) => this.listEntries(overlay, options),
+      getAlarm: async (options) => {
+        if (overlay.alarm === undefined) return this.getAlarm(options)
+        this.assertUsable()
+        return overlay.alarm
+      },
+      setAlarm: async (scheduledTime) => {
+        this.assertUsable()
+        overlay.alarm = this.alarmTime(scheduledTime)
+      },
+      deleteAlarm: async () => {
+        this.assertUsable()
+        overlay.alarm = null
+      },
+    }
+  }
+
+  /** Checks an alarm time as setAlarm() does; returns it in whole milliseconds, not before now. */
+  private alarmTime(scheduledTime: unknown): number {
+    if (typeof scheduledTime !== 'number' && !(scheduledTime instanceof Date)) {
+      throw new TypeError(
+        "Failed to execute 'setAlarm' on 'DurableObjectStorage': parameter 1 is not of type 'date'.",
+      )
+    }
+    const time = Math.trunc(Number(scheduledTime))
+    if (Number.isNaN(time))
+      throw new TypeError('The value cannot be converted because it is not a valid Date.')
+    if (time <= 0) throw new TypeError('setAlarm() cannot be called with an alarm time <= 0')
+    if (this.alarmRefusal !== null) throw new TypeError(this.alarmRefusal)
+    return Math.max(time, this.config.now())
+  }
+
+  // The synchronous API goes through the same checks, pending writes and cache as the async one.
+  private readonly syncKvHost: SyncKvHost = {
+    readValue: (key) => {
+      this.assertUsable()
+      checkKey(key)
+      const bytes = this.read(key, undefined, null)
+      return bytes === null ? undefined : deserializeValue(bytes)
+    },
+    writeValue: (key, value) => {
+      this.assertUsable()
+      const bytes = serializeValue(value)
+      checkKey(key)
+      checkSerializedValue(bytes)
+      this.beforeBufferedWrite(undefined)
+      this.bufferWrite(key, bytes, undefined, null)
+    },
+    removeKey: (key) => {
+      this.assertUsable()
+      checkKey(key)
+      this.beforeBufferedWrite(undefined)
+      return this.remove(key, undefined, null)
+    },
+    startListing: () => ++this.listings,
+    currentListing: () => this.listings,
+    readPage: (range, from, rows) => {
+      const entries: Array<[string, unknown]> = []
+      const { next } = this.readPage(range, from, rows, (key, value) => entries.push([key, value]))
+      return { entries, next }
+    },
+  }
+
+  /** Reads a page of the range, handing each pair to `visit`; says how many and where next. */
+  private readPage(
+    range: KeyRange,
+    from: Buffer | null,
+    rows: number,
+    visit: (key: string, value: unknown) => void,
+  ): { count: number; next: Buffer | null } {
+    this.assertUsable()
+    this.flushWrites()
+    let page = this.kvTable.listPage(range, from, rows, false)
+    let values = page.lengths === null ? deserializeBackToBack(page.values, page.keys.length) : null
+    if (values === null) {
+      if (page.lengths === null) page = this.kvTable.listPage(range, from, rows, true)
+      values = deserializeEach(page.values, page.lengths ?? [])
+    }
+    const { keys } = page
+    for (let i = 0; i < keys.length; i++) visit(keys[i] as string, values[i])
+    return { count: keys.length, next: page.next }
+  }
 
   private write<T>(options: PutOptions | undefined, work: () => T): T {
     this.beforeWrite(options)
@@ -419,25 +638,107 @@ export class Storage implements TransactionScope {
     }
   }
 
-  private read(key: string, options: GetOptions | undefined): Buffer | null {
+  // A key-value write reaches SQLite later (flushWrites), inside a transaction begun then; here
+  // it only needs the commit that will carry it.
+  private beforeBufferedWrite(options: PutOptions | undefined): void {
+    this.assertUsable()
+    if (this.pending === null) this.scheduleCommit()
+    this.awaitCommit(options)
+  }
+
+  // The write belongs to the next commit; unless it is unconfirmed, the output gate waits for it.
+  private awaitCommit(options: PutOptions | undefined): void {
+    let pending = this.pending
+    if (pending === null) {
+      let resolve = (): void => undefined
+      let reject = (_error: Error): void => undefined
+      const durable = new Promise<void>((res, rej) => {
+        resolve = res
+        reject = rej
+      })
+      // A failure is reported through the output gate, sync() and onBroken; nobody may be waiting.
+      durable.catch(() => undefined)
+      pending = { durable, resolve, reject, gated: false }
+      this.pending = pending
+    }
+    if (!pending.gated && !options?.allowUnconfirmed) {
+      pending.gated = true
+      this.outputGate.lockUntil(pending.durable)
+    }
+  }
+
+  private bufferWrite(
+    key: string,
+    bytes: Buffer | null,
+    options: PutOptions | undefined,
+    overlay: TransactionOverlay | null,
+  ): void {
+    if (overlay !== null) {
+      overlay.writes.set(key, bytes)
+      return
+    }
+    this.pendingWrites.set(key, bytes)
+    if (options?.noCache) this.uncachedWrites.add(key)
+    else if (this.uncachedWrites.size > 0) this.uncachedWrites.delete(key)
+  }
+
+  /** Hands pending key-value writes to SQLite; a failure breaks storage, as a failed commit does. */
+  private flushWrites(): void {
+    const writes = this.pendingWrites
+    if (writes.size === 0) return
+    try {
+      // User SQL may have ended the transaction (INSERT OR ROLLBACK); the writes still go together.
+      if (!this.connection.inTransaction) this.connection.exec('BEGIN')
+      this.kvTable.write(writes)
+    } catch (error) {
+      throw this.breakOn(error)
+    }
+    const uncached = this.uncachedWrites
+    for (const [key, bytes] of writes) {
+      if (uncached.size > 0 && uncached.has(key)) this.cache.delete(key)
+      else this.cache.set(key, bytes)
+    }
+    writes.clear()
+    uncached.clear()
+  }
+
+  private discardPendingWrites(): void {
+    this.pendingWrites.clear()
+    this.uncachedWrites.clear()
+  }
+
+  private read(
+    key: string,
+    options: GetOptions | undefined,
+    overlay: TransactionOverlay | null,
+  ): Buffer | null {
+    if (overlay !== null) {
+      const written = overlay.writes.get(key)
+      if (written !== undefined) return written
+    }
+    if (this.pendingWrites.size > 0) {
+      const pending = this.pendingWrites.get(key)
+      if (pending !== undefined) return pending
+    }
     const cached = this.cache.get(key)
     if (cached !== undefined) return cached
-    const bytes = this.kv.get(key) ?? null
+    const bytes = this.kvTable.get(key) ?? null
     if (!options?.noCache) this.cache.set(key, bytes)
     return bytes
   }
 
-  private store(key: string, bytes: Buffer, options: PutOptions | undefined): void {
-    this.kv.put(key, bytes)
-    if (options?.noCache) this.cache.delete(key)
-    else this.cache.set(key, bytes)
-  }
-
-  private remove(key: string): boolean {
-    const cached = this.cache.get(key)
-    if (cached === null) return false
-    this.cache.set(key, null)
-    return this.kv.delete(key)
+  /** Deletes `key` (at the next flush, or when the transaction commits); returns whether it existed. */
+  private remove(
+    key: string,
+    options: PutOptions | undefined,
+    overlay: TransactionOverlay | null,
+  ): boolean {
+    let known = overlay?.writes.get(key)
+    if (known === undefined) known = this.pendingWrites.get(key)
+    if (known === undefined) known = this.cache.get(key)
+    const existed = known === undefined ? this.kvTable.has(key) : known !== null
+    if (existed) this.bufferWrite(key, null, options, overlay)
+    return existed
   }
 
   private holdInputGate(options: GetOptions | undefined): void {
@@ -445,12 +746,12 @@ export class Storage implements TransactionScope {
   }
 
   private currentAlarm(): number | null {
-    this.alarm ??= this.kv.readAlarm()
+    this.alarm ??= this.kvTable.readAlarm()
     return this.alarm
   }
 
   private storeAlarm(time: number | null): void {
-    this.kv.writeAlarm(time)
+    this.kvTable.writeAlarm(time)
     this.alarm = time
   }
 
@@ -460,42 +761,48 @@ export class Storage implements TransactionScope {
     this.commitScheduled = true
     setImmediate(() => {
       this.commitScheduled = false
-      if (this.explicitDepth === 0 && !this.broken && this.db.open) this.commit()
+      if (this.explicitDepth === 0 && !this.broken && this.connection.open) this.commit()
     })
   }
 
   private commit(): void {
     const pending = this.pending
-    this.pending = null
     try {
-      if (this.db.inTransaction) this.db.exec('COMMIT')
+      this.flushWrites()
+      if (this.connection.inTransaction) this.connection.exec('COMMIT')
     } catch (error) {
-      const cause = formatSqliteError(error, '')
-      const message = cause instanceof Error ? cause.message : String(cause)
-      const failure = new Error(
-        /CONSTRAINT/.test(message) ? CONSTRAINT_RESET_PREFIX + message : message,
-      )
-      if (this.db.inTransaction) this.db.exec('ROLLBACK')
-      this.broken = failure
-      pending?.reject(failure)
-      this.config.runtime.onBroken?.(failure)
+      if (!this.broken) this.breakOn(error)
       return
     }
+    this.pending = null
     const note = this.commitNote
     this.commitNote = undefined
     if (pending !== null) this.afterCommit(note)
     pending?.resolve()
   }
 
+  // A write or commit failed: SQLite has rolled back or is made to, the writes waiting on the
+  // commit fail, and the object must be restarted (the runtime's reset).
+  private breakOn(error: unknown): Error {
+    const cause = formatSqliteError(error, '')
+    const message = cause instanceof Error ? cause.message : String(cause)
+    const failure = new Error(
+      /CONSTRAINT/.test(message) ? CONSTRAINT_RESET_PREFIX + message : message,
+    )
+    this.discardPendingWrites()
+    if (this.connection.inTransaction) this.connection.exec('ROLLBACK')
+    this.broken = failure
+    this.pending?.reject(failure)
+    this.pending = null
+    this.config.runtime.onBroken?.(failure)
+    return failure
+  }
+
   private afterCommit(note: string | undefined): void {
     const history = this.config.history
     if (history !== null) {
       history.afterCommit(note)
-      // Looking at the WAL's size costs a stat() call, so only every so many commits.
-      if (++this.commitsSinceWalCheck >= COMMITS_PER_WAL_CHECK) {
-        this.commitsSinceWalCheck = 0
-        if (walSize(this.config.file) >= CHECKPOINT_WAL_BYTES) history.checkpoint()
-      }
+      this.considerCheckpoint(history)
     }
     const alarm = this.currentAlarm()
     if (alarm !== this.committedAlarm) {
@@ -504,29 +811,63 @@ export class Storage implements TransactionScope {
     }
   }
 
+  // Writes still pending were all made after the savepoint: every savepoint flushes first.
+  // When to checkpoint: see CHECKPOINT_WAL_BYTES.
+  private considerCheckpoint(history: History): void {
+    this.commitsSinceWalChange++
+    const walBytes = history.walBytes()
+    if (walBytes === this.walBytesSeen) return
+    const bytesPerCommit = (walBytes - this.walBytesSeen) / this.commitsSinceWalChange
+    this.walBytesSeen = walBytes
+    this.commitsSinceWalChange = 0
+    if (walBytes < CHECKPOINT_WAL_BYTES) return
+    if (walBytes < CHECKPOINT_WAL_BYTES_NOW && bytesPerCommit >= LARGE_COMMIT_BYTES)
+      this.checkpointAfterPause()
+    else this.checkpoint()
+  }
+
+  private checkpointAfterPause(): void {
+    if (this.pausedCheckpoint !== null) clearTimeout(this.pausedCheckpoint)
+    this.pausedCheckpoint = setTimeout(() => {
+      this.pausedCheckpoint = null
+      // A transaction open by then has writes of its own to finish first.
+      if (this.broken || this.pending !== null || this.connection.inTransaction) return
+      this.checkpoint()
+    }, CHECKPOINT_PAUSE_MS)
+    this.pausedCheckpoint.unref()
+  }
+
+  private checkpoint(): void {
+    if (this.pausedCheckpoint !== null) clearTimeout(this.pausedCheckpoint)
+    this.pausedCheckpoint = null
+    this.config.history?.checkpoint()
+  }
+
   private rollbackTo(savepoint: string): void {
-    this.db.exec(`ROLLBACK TO ${savepoint}`)
+    this.discardPendingWrites()
+    this.connection.exec(`ROLLBACK TO ${savepoint}`)
     this.cache.clear()
-    this.kv.refresh()
+    this.kvTable.refresh()
     this.alarm = undefined
   }
 
   // The runtime deletes the whole database file; dropping every object inside the implicit
   // transaction gives the same result atomically, and keeps the change in the WAL for history.
   private dropEverything(): void {
-    const objects = this.db
+    const objects = this.connection
       .prepare<[], { type: string; name: string }>(
         `SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY type = 'table'`,
       )
       .all()
-    this.db.pragma('defer_foreign_keys = ON')
+    this.connection.pragma('defer_foreign_keys = ON')
     for (const { type, name } of objects)
-      this.db.exec(`DROP ${type.toUpperCase()} "${name.replace(/"/g, '""')}"`)
+      this.connection.exec(`DROP ${type.toUpperCase()} "${name.replace(/"/g, '""')}"`)
     for (const internal of ['sqlite_sequence', 'sqlite_stat1', 'sqlite_stat4']) {
       if (
-        this.db.prepare('SELECT 1 FROM sqlite_master WHERE name = ?').get(internal) !== undefined
+        this.connection.prepare('SELECT 1 FROM sqlite_master WHERE name = ?').get(internal) !==
+        undefined
       ) {
-        this.db.exec(`DELETE FROM ${internal}`)
+        this.connection.exec(`DELETE FROM ${internal}`)
       }
     }
     this.sqlApi = null
@@ -540,10 +881,14 @@ export class Storage implements TransactionScope {
   }
 }
 
-function walSize(file: string): number {
-  try {
-    return statSync(`${file}-wal`).size
-  } catch {
-    return 0
+/** What a transaction() on the key-value backend has written so far (null: deleted). */
+class TransactionOverlay {
+  readonly writes = new Map<string, Buffer | null>()
+  /** The alarm as the transaction set it; undefined while it has not touched it. */
+  alarm: number | null | undefined = undefined
+
+  discard(): void {
+    this.writes.clear()
+    this.alarm = undefined
   }
 }

@@ -1,8 +1,8 @@
 // Moving committed WAL frames into the history log, and dating them.
 //
 // afterCommit() must stay cheap (no system call per commit costs less than 20 % of a small
-// write), so it only queues the commit's time and note. At most once per millisecond it also reads
-// the WAL's size, closing a batch: the commits that end within that size are the batch's. When a
+// write), so it only queues the commit's time and note. Now and then (live.ts) it also reads where
+// the WAL's content ends, closing a batch: the commits that end there or before are the batch's. When a
 // batch's commit count matches its reports (the usual case) each commit gets its own time and
 // note. When it does not (a reported transaction that wrote no page, or a commit nobody
 // reported), each commit in the batch gets the batch's latest time: never earlier than the truth,

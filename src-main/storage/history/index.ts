@@ -3,6 +3,7 @@
 export { openHistory } from './live'
 export { isOriginBookmark } from './bookmark'
 export { applyScheduledRestore } from './restore'
+export { historyDirectory } from './store'
 export type {
   ApplyScheduledRestore,
   History,

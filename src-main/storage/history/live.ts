@@ -1,6 +1,10 @@
 // The history of an open database. Subtle points:
 // - Nothing may checkpoint behind our back: a checkpoint lets SQLite reuse WAL space, so frames
 //   must be archived first. The core turns automatic checkpoints off and calls checkpoint() here.
+// - A checkpoint restarts the WAL rather than truncating it: commits then overwrite the file
+//   instead of growing it, and syncing a file whose size does not change costs far less (it was
+//   most of what history cost a small transaction). The file's size therefore says nothing about
+//   where its content ends; committedWalEnd() finds that from the frames' salts.
 // - Closing SQLite's last connection checkpoints and deletes the WAL (better-sqlite3 cannot set
 //   SQLITE_FCNTL_PERSIST_WAL), so close() archives first; the core closes the database after it.
 // - A WAL left by a crash is archived when the history opens, before anything is written to it.
@@ -11,7 +15,14 @@ import { archiveLeftoverWal, archiveWal, type CommitReport, type ReportBatch } f
 import { formatBookmark, parseBookmark } from './bookmark'
 import { HistoryStore } from './store'
 import type { History, HistoryOptions, HistoryPoint, OpenHistory } from './types'
-import { walSize } from './wal'
+import { committedWalEnd, type WalCursor } from './wal'
+
+/**
+ * How often a commit closes a batch, which reads where the WAL's content ends (two system calls).
+ * Commits are dated one by one all the same; a batch only bounds the dating of commits that were
+ * not reported one for one (see archive.ts).
+ */
+const BATCH_INTERVAL_MS = 20
 
 /** A snapshot is due when the log since the last one outgrows the database (or this floor). */
 const MIN_LOG_BYTES_PER_SNAPSHOT = 1 << 20
@@ -20,9 +31,19 @@ function checkpointTruncating(db: Database.Database): void {
   db.pragma('wal_checkpoint(TRUNCATE)')
 }
 
+/** Checkpoints and has the next commit write the WAL from its start; false if a reader prevented it. */
+function checkpointRestarting(db: Database.Database): boolean {
+  const [result] = db.pragma('wal_checkpoint(RESTART)') as Array<{ busy: number }>
+  return result?.busy === 0
+}
+
 class LiveHistory implements History {
   private readonly walPath: string
   private walFd: number | null = null
+  /** Where the committed content of the WAL ended when last looked at. */
+  private walEnd: WalCursor | null = null
+  /** A checkpoint restarted the WAL and no commit has been looked at since. */
+  private walRestarted = false
   private batches: ReportBatch[] = []
   private openReports: CommitReport[] = []
   private openBatchTime = NaN
@@ -39,13 +60,14 @@ class LiveHistory implements History {
   afterCommit(note?: string): void {
     const time = this.options.now()
     this.openReports.push(note === undefined ? { time } : { time, note })
-    if (time !== this.openBatchTime) {
+    if (!(time - this.openBatchTime < BATCH_INTERVAL_MS)) {
       this.closeBatch()
       this.openBatchTime = time
     }
   }
 
-  private currentWalSize(): number {
+  /** Where the WAL's committed content ends now (0: there is no WAL). */
+  private committedWalBytes(): number {
     if (this.walFd === null) {
       try {
         this.walFd = openSync(this.walPath, 'r')
@@ -54,12 +76,14 @@ class LiveHistory implements History {
         throw error
       }
     }
-    return walSize(this.walFd)
+    this.walEnd = committedWalEnd(this.walFd, this.walEnd)
+    this.walRestarted = false
+    return this.walEnd?.end ?? 0
   }
 
   private closeBatch(): void {
     if (this.openReports.length === 0) return
-    this.batches.push({ walEnd: this.currentWalSize(), reports: this.openReports })
+    this.batches.push({ walEnd: this.committedWalBytes(), reports: this.openReports })
     this.openReports = []
   }
 
@@ -69,14 +93,20 @@ class LiveHistory implements History {
     this.batches = []
   }
 
+  walBytes(): number {
+    return this.walRestarted ? 0 : (this.walEnd?.end ?? 0)
+  }
+
   checkpoint(): void {
     this.archive()
     this.store.sync()
-    checkpointTruncating(this.db)
     // A reader still using the WAL makes SQLite leave it in place: the archive cursor still
-    // points into it, so the next archive carries on from there.
-    if (this.currentWalSize() !== 0) return
-    this.store.appendReset()
+    // points into it, so the next archive carries on from there. After a restart the cursor
+    // names a generation the next commit replaces (new salts), so archiving starts afresh then,
+    // while a crash before that commit leaves a WAL the cursor says is archived already.
+    if (!checkpointRestarting(this.db)) return
+    // Until the next commit writes the new generation, the file still holds the old frames.
+    this.walRestarted = true
     const databaseBytes = statSync(this.file).size
     if (this.store.bytesSinceSnapshot > Math.max(databaseBytes, MIN_LOG_BYTES_PER_SNAPSHOT)) {
       const { seq, time, timeline } = this.store.head

@@ -6,7 +6,8 @@
 //   commit (kind 1): seq f64, time f64, timeline u32, page size u32, database pages u32, WAL cursor
 //                    (salt-1 u32, salt-2 u32, end f64), page count u32,
 //                    note length u32, note, then per page: page number u32 and the page image.
-//   reset  (kind 2): the WAL was checkpointed and truncated; the next WAL is wholly new.
+//   reset  (kind 2): the WAL was checkpointed and truncated; the next WAL is wholly new. Only
+//                    read: checkpoints now restart the WAL, and the cursor tells generations apart.
 // A record is written with one write() call; a torn tail left by a crash is cut off when the
 // segment is next scanned.
 
@@ -58,13 +59,6 @@ export function encodeBase(base: Omit<BaseRecord, 'kind'>): Buffer {
   out.writeUInt8(base.origin ? 1 : 0, 25)
   out.writeUInt32LE(note.length, 26)
   note.copy(out, BASE_HEADER_BYTES)
-  return out
-}
-
-export function encodeReset(): Buffer {
-  const out = Buffer.alloc(RESET_BYTES)
-  out.writeUInt32LE(RESET_BYTES, 0)
-  out.writeUInt8(KIND_RESET, 4)
   return out
 }
 

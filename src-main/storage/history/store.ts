@@ -27,7 +27,6 @@ import { syncDirectory, writeFileDurably } from './durable'
 import {
   encodeBase,
   encodeCommit,
-  encodeReset,
   readCommitPages,
   scanSegment,
   type BaseRecord,
@@ -129,7 +128,7 @@ export class HistoryStore {
         throw new Error(`History log ${logPath} does not start with its base record`)
       const segment: Segment = { base, commits: [], bytes: scanned.length }
       if (base.origin) this.points.push(pointOf(base))
-      this.cursor = null
+      // The cursor carries over from segment to segment: a snapshot leaves the WAL as it was.
       for (const record of rest) {
         if (record.kind === 'commit') {
           segment.commits.push(record)
@@ -196,12 +195,6 @@ export class HistoryStore {
     this.append(Buffer.concat(records))
   }
 
-  /** Records that the WAL was checkpointed and truncated. */
-  appendReset(): void {
-    this.append(encodeReset())
-    this.cursor = null
-  }
-
   /** Makes the log durable: called before a checkpoint lets SQLite overwrite what it archived. */
   sync(): void {
     if (this.logFd !== null) fsyncSync(this.logFd)
@@ -226,7 +219,6 @@ export class HistoryStore {
     this.logFd = null
     this.segments.push({ base: record, commits: [], bytes: encodeBase(record).length })
     if (base.origin) this.points.push(pointOf(record))
-    this.cursor = null
   }
 
   /** Writes the database file as it was at point `seq` to `outPath`. */

@@ -31,6 +31,8 @@ export interface History {
   afterCommit(note?: string): void
   /** Archives the WAL's committed frames, then checkpoints. Called when the WAL grows large and on close. */
   checkpoint(): void
+  /** Bytes of committed content in the WAL, as of the last commit reported in a new millisecond. */
+  walBytes(): number
   /** Bookmark of the latest committed state. */
   currentBookmark(): string
   /** Bookmark of the latest state committed at or before `time`; throws outside the retention window. */

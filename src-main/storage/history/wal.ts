@@ -12,6 +12,7 @@ const WAL_HEADER_BYTES = 32
 const FRAME_HEADER_BYTES = 24
 const MAGIC_LITTLE_ENDIAN_CHECKSUMS = 0x377f0682
 const MAGIC_BIG_ENDIAN_CHECKSUMS = 0x377f0683
+const FRAMES_PER_READ = 16
 
 /** Where reading stopped: enough to carry on from there next time without rereading the WAL. */
 export interface WalCursor {
@@ -142,7 +143,33 @@ export function readCommittedTransactions(
   }
 }
 
-/** The WAL's current size in bytes (0 when there is none); cheap enough for every commit's path. */
-export function walSize(fd: number): number {
-  return fstatSync(fd).size
+/**
+ * The cursor just past the last committed frame of the WAL's current generation, carrying on
+ * from `from` (what the last call found) so as not to rescan what it already passed. A checkpoint
+ * that restarts the WAL leaves the previous generation's frames after the new ones; they carry
+ * other salts, and the scan stops there, as SQLite's does. Reads frame headers only.
+ */
+export function committedWalEnd(fd: number, from: WalCursor | null): WalCursor | null {
+  const header = Buffer.alloc(WAL_HEADER_BYTES)
+  if (readSync(fd, header, 0, WAL_HEADER_BYTES, 0) < WAL_HEADER_BYTES) return null
+  const magic = header.readUInt32BE(0)
+  if (magic !== MAGIC_LITTLE_ENDIAN_CHECKSUMS && magic !== MAGIC_BIG_ENDIAN_CHECKSUMS) return null
+  const frameBytes = FRAME_HEADER_BYTES + header.readUInt32BE(8)
+  const salt1 = header.readUInt32BE(16)
+  const salt2 = header.readUInt32BE(20)
+  const continues = from !== null && from.salt1 === salt1 && from.salt2 === salt2
+  let end = continues ? from.end : WAL_HEADER_BYTES
+  // Frames are read a chunk at a time: usually one read covers what was written since last time.
+  const chunk = Buffer.alloc(frameBytes * FRAMES_PER_READ)
+  for (let chunkStart = end; ; chunkStart += chunk.length) {
+    const filled = readSync(fd, chunk, 0, chunk.length, chunkStart)
+    for (let at = 0; at + FRAME_HEADER_BYTES <= filled; at += frameBytes) {
+      if (chunk.readUInt32BE(at + 8) !== salt1 || chunk.readUInt32BE(at + 12) !== salt2) {
+        return { salt1, salt2, end }
+      }
+      // Only a commit frame (one giving the database size) ends a transaction.
+      if (chunk.readUInt32BE(at + 4) !== 0) end = chunkStart + at + frameBytes
+    }
+    if (filled < chunk.length) return { salt1, salt2, end }
+  }
 }

@@ -6,12 +6,6 @@
 export type SqlValue = number | string | ArrayBuffer | null
 export type SqlRow = Record<string, SqlValue>
 
-export interface RowCounts {
-  /** Rows read before any result row was consumed. */
-  readBeforeRows: number
-  written: number
-}
-
 interface CursorLike<T> extends IterableIterator<T> {
   toArray(): T[]
   one(): T
@@ -24,16 +18,14 @@ export class SqlCursor implements CursorLike<SqlRow> {
   constructor(
     readonly columnNames: string[],
     private readonly rows: SqlValue[][],
-    private readonly counts: RowCounts,
+    /** Rows read before any result row was consumed. */
+    private readonly readBeforeRows: number,
+    readonly rowsWritten: number,
   ) {}
 
   /** Rows read so far; like the runtime's counter it runs one row ahead of what was consumed. */
   get rowsRead(): number {
-    return this.counts.readBeforeRows + Math.min(this.position + 1, this.rows.length)
-  }
-
-  get rowsWritten(): number {
-    return this.counts.written
+    return this.readBeforeRows + Math.min(this.position + 1, this.rows.length)
   }
 
   next(): IteratorResult<SqlRow> {

@@ -2,8 +2,9 @@
 // authorizer rules, binding conversions, multi-statement scripts and error texts.
 import type Database from 'better-sqlite3'
 import { authorize } from './authorize'
-import { SqlCursor, type RowCounts, type SqlValue } from './cursor'
+import { SqlCursor, type SqlValue } from './cursor'
 import { formatSqliteError } from './errors'
+import { checkCompiledLimits, checkScriptLength, MAX_COLUMNS, tableGainingColumns } from './limits'
 import { splitStatements, type Statement } from './split'
 import { keyword, type Token } from './tokenize'
 
@@ -28,12 +29,19 @@ const WRITE_TARGET = /^(?:INSERT|REPLACE|UPDATE)$/
 
 interface CompiledStatement {
   prepared: Database.Statement
+  /** better-sqlite3 reads these from SQLite on every access: kept here once. */
+  reader: boolean
+  readonly: boolean
   columnNames: string[]
-  verb: string
-  /** Rows written per changed row: the table itself plus each of its indexes. */
-  rowsWrittenPerChange: number
-  filtered: boolean
+  changesSchema: boolean
+  /** The table this statement adds columns to, checked against the column limit after it runs. */
+  gainsColumns: { table: string; error: string } | null
+  /** Rows the runtime counts as read, and as written, per row the statement changed. */
+  readPerChange: number
+  writtenPerChange: number
 }
+
+const NO_ROWS: SqlValue[][] = []
 
 export class SqlStorage {
   // Both caches are keyed by SQL text and dropped whenever the schema changes, since column lists
@@ -50,19 +58,21 @@ export class SqlStorage {
         "Failed to execute 'exec' on 'SqlStorage': parameter 1 is not of type 'JsString'.",
       )
     }
-    const [query, ...rawBindings] = args
     this.host.assertUsable()
-    const bindings = rawBindings.map(toBinding)
-    const text = String(query)
+    const bindings = new Array<Binding>(args.length - 1)
+    for (let i = 1; i < args.length; i++) bindings[i - 1] = toBinding(args[i])
+    const query = args[0]
+    const text = typeof query === 'string' ? query : String(query)
     let statements = this.scripts.get(text)
     if (statements === undefined) {
+      checkScriptLength(text)
       statements = splitStatements(text)
       remember(this.scripts, text, statements)
     }
     const last = statements[statements.length - 1]
     if (last === undefined) throw new Error('SQL code did not contain a statement.')
-    for (const statement of statements) {
-      if (statement === last) break
+    for (let i = 0; i < statements.length - 1; i++) {
+      const statement = statements[i] as Statement
       if (statement.tokens.some((t) => t.kind === 'parameter')) {
         throw new Error(
           'When executing multiple SQL statements in a single call, only the last statement can have parameters.',
@@ -84,19 +94,51 @@ export class SqlStorage {
     const compiled = this.compile(statement)
     const { prepared } = compiled
     try {
-      if (!prepared.readonly) this.host.beforeWrite()
-      if (prepared.reader) {
-        const rows = (prepared.all(...bindings) as unknown[][]).map(toRowValues)
-        return new SqlCursor(compiled.columnNames, rows, { readBeforeRows: 0, written: 0 })
+      if (!compiled.readonly) this.host.beforeWrite()
+      // An array binds its items to the anonymous parameters in order.
+      if (compiled.reader) {
+        const rows = prepared.all(bindings) as SqlValue[][]
+        for (const row of rows) toRowValues(row)
+        return new SqlCursor(compiled.columnNames, rows, 0, 0)
       }
-      const { changes } = prepared.run(...bindings)
-      if (SCHEMA_CHANGES.has(compiled.verb)) this.forgetCompiled()
-      return new SqlCursor([], [], countWrite(compiled, changes))
+      const changes =
+        compiled.gainsColumns === null
+          ? prepared.run(bindings).changes
+          : this.runCheckingColumns(prepared, bindings, compiled.gainsColumns)
+      if (compiled.changesSchema) this.forgetCompiled()
+      return new SqlCursor(
+        [],
+        NO_ROWS,
+        changes * compiled.readPerChange,
+        changes * compiled.writtenPerChange,
+      )
     } catch (error) {
       if (error instanceof RangeError && /parameter values were provided/.test(error.message)) {
         throw new Error('Wrong number of parameter bindings for SQL query.', { cause: error })
       }
       throw formatSqliteError(error, statement.text)
+    }
+  }
+
+  // better-sqlite3's SQLite allows 2,000 columns, so the table is counted after the statement ran,
+  // and the statement undone if it went past the runtime's 100.
+  private runCheckingColumns(
+    prepared: Database.Statement,
+    bindings: Binding[],
+    { table, error }: { table: string; error: string },
+  ): number {
+    const db = this.host.db
+    db.exec('SAVEPOINT _cf_column_limit')
+    try {
+      const { changes } = prepared.run(bindings)
+      const columns = db.pragma(`table_xinfo('${table.replaceAll("'", "''")}')`) as unknown[]
+      if (columns.length > MAX_COLUMNS) {
+        db.exec('ROLLBACK TO _cf_column_limit')
+        throw new Error(error)
+      }
+      return changes
+    } finally {
+      db.exec('RELEASE _cf_column_limit')
     }
   }
 
@@ -106,16 +148,21 @@ export class SqlStorage {
     checkParameterCount(statement.tokens)
     // SQLite reports its own errors (syntax, missing tables) before its authorizer is consulted.
     const prepared = this.prepare(statement)
+    checkCompiledLimits(statement, prepared)
     authorize(statement)
     if (prepared.reader) prepared.raw(true)
     const verb = keyword(statement.tokens[0])
     const table = WRITE_TARGET.test(verb) ? writeTarget(statement.tokens) : undefined
+    const written = 1 + (table === undefined ? 0 : this.indexCount(table))
+    const filtered = statement.tokens.some((t) => keyword(t) === 'WHERE')
     const compiled: CompiledStatement = {
       prepared,
+      reader: prepared.reader,
+      readonly: prepared.readonly,
       columnNames: prepared.reader ? prepared.columns().map((c) => c.name) : [],
-      verb,
-      rowsWrittenPerChange: 1 + (table === undefined ? 0 : this.indexCount(table)),
-      filtered: statement.tokens.some((t) => keyword(t) === 'WHERE'),
+      changesSchema: SCHEMA_CHANGES.has(verb),
+      gainsColumns: tableGainingColumns(statement.tokens),
+      ...rowCounting(verb, written, filtered),
     }
     remember(this.compiled, statement.text, compiled)
     return compiled
@@ -153,14 +200,14 @@ export class SqlStorage {
 // The runtime counts a written row once per table and once per index it touches; a DELETE
 // counts table rows only. Reads by a write are modelled as the rows an UPDATE or a filtered
 // DELETE visits.
-function countWrite(compiled: CompiledStatement, changes: number): RowCounts {
-  if (compiled.verb === 'DELETE')
-    return { readBeforeRows: compiled.filtered ? changes : 0, written: changes }
-  if (!WRITE_TARGET.test(compiled.verb)) return { readBeforeRows: 0, written: changes }
-  return {
-    readBeforeRows: compiled.verb === 'UPDATE' ? changes : 0,
-    written: changes * compiled.rowsWrittenPerChange,
-  }
+function rowCounting(
+  verb: string,
+  writtenPerTableRow: number,
+  filtered: boolean,
+): { readPerChange: number; writtenPerChange: number } {
+  if (verb === 'DELETE') return { readPerChange: filtered ? 1 : 0, writtenPerChange: 1 }
+  if (!WRITE_TARGET.test(verb)) return { readPerChange: 0, writtenPerChange: 1 }
+  return { readPerChange: verb === 'UPDATE' ? 1 : 0, writtenPerChange: writtenPerTableRow }
 }
 
 function remember<V>(cache: Map<string, V>, key: string, value: V): void {
@@ -184,12 +231,13 @@ function toBinding(value: unknown): Binding {
   return String(value)
 }
 
-function toRowValues(row: unknown[]): SqlValue[] {
-  return row.map((value) => {
-    if (Buffer.isBuffer(value)) return new Uint8Array(value).buffer
-    if (typeof value === 'bigint') return Number(value)
-    return value as SqlValue
-  })
+// Turns what better-sqlite3 read into what the runtime gives, in place: BLOBs as ArrayBuffer.
+function toRowValues(row: unknown[]): void {
+  for (let i = 0; i < row.length; i++) {
+    const value = row[i]
+    if (Buffer.isBuffer(value)) row[i] = new Uint8Array(value).buffer
+    else if (typeof value === 'bigint') row[i] = Number(value)
+  }
 }
 
 function checkParameterCount(tokens: Token[]): void {

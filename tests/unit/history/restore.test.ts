@@ -1,3 +1,4 @@
+import { cpSync, existsSync, readdirSync } from 'node:fs'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { DAY, TestClock, dump, openSession, tempDatabase, type Session } from './session'
 
@@ -95,6 +96,43 @@ describe('restoring to a bookmark', () => {
     s.db.close()
     session = null
     expect(dump(open().db)).toEqual(expected)
+  })
+})
+
+describe('checkpoints', () => {
+  it('restart the WAL: commits after one overwrite it and are archived once, crash or not', () => {
+    const s = open()
+    s.write(`CREATE TABLE t (n INTEGER PRIMARY KEY, pad BLOB)`)
+    // Enough for the checkpoint to take a snapshot too (the log outgrew 1 MB).
+    for (let n = 1; n <= 20; n++)
+      s.write(`INSERT INTO t VALUES (${n}, randomblob(60000))`, `row ${n}`)
+    s.history.checkpoint()
+    expect(readdirSync(`${file}.history`).filter((name) => name.endsWith('.db'))).toHaveLength(2)
+    const points = s.history.list().length
+    // What a crash right now would leave: the WAL keeps its checkpointed frames.
+    const crashed = `${file}.crashed`
+    for (const suffix of ['', '-wal', '.history'])
+      if (existsSync(file + suffix)) cpSync(file + suffix, crashed + suffix, { recursive: true })
+    s.write(`INSERT INTO t VALUES (21, x'00')`, 'row 21')
+    expect(s.history.list()).toHaveLength(points + 1)
+
+    const afterCrash = openSession(crashed, { now: clock.now })
+    try {
+      expect(afterCrash.history.list()).toHaveLength(points)
+      afterCrash.write(`INSERT INTO t VALUES (22, x'00')`, 'row 22')
+      const listed = afterCrash.history.list()
+      expect(listed.map((p) => p.note).slice(0, 3)).toEqual(['row 22', 'row 20', 'row 19'])
+      const row10 = listed.find((p) => p.note === 'row 10')?.bookmark ?? ''
+      afterCrash.history.scheduleRestore(row10)
+    } finally {
+      afterCrash.close()
+    }
+    const restored = openSession(crashed, { now: clock.now })
+    try {
+      expect(restored.db.prepare('SELECT max(n) FROM t').pluck().get()).toBe(10)
+    } finally {
+      restored.close()
+    }
   })
 })
 

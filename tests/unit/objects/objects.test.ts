@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
@@ -87,6 +87,99 @@ describe('object namespace', () => {
     ).rejects.toThrow(
       'Your Durable Object class must have an alarm() handler in order to call setAlarm()',
     )
+  })
+})
+
+describe('erasing an object', () => {
+  it('resets the live instance, removes its files and history, and starts afresh', async () => {
+    const clock = new FakeClock(T0)
+    const directory = join(root, 'erase')
+    const ns = namespace(Counter, clock, directory)
+    const id = ns.idFromName('zone')
+    const other = ns.idFromName('other')
+    await ns.call(id, (c) => c.increment())
+    await ns.call(id, (c) => c.ctx.storage.setAlarm(T0 + 1000))
+    await ns.call(other, (c) => c.increment())
+    const file = ns.fileOf(id)
+    expect(existsSync(`${file}.history`)).toBe(true)
+    const inFlight = ns
+      .call(id, async (c) => {
+        await new Promise((resolve) => setImmediate(resolve))
+        return c.ctx.storage.get('n')
+      })
+      .catch((e) => e)
+    await ns.erase(id)
+    expect(await inFlight).toMatchObject({
+      message: 'This Durable Object was erased.',
+      durableObjectReset: true,
+    })
+    expect(readdirSync(directory).filter((name) => name.startsWith(id.toString()))).toEqual([])
+    await clock.advance(5000)
+    expect(await ns.call(id, async (c) => [c.runs.length, await c.ctx.storage.getAlarm()])).toEqual(
+      [0, null],
+    )
+    expect(await ns.call(id, (c) => c.increment())).toBe(1)
+    expect(await ns.call(other, (c) => c.increment())).toBe(2)
+  })
+
+  it('erases an object that is not running, and one that never existed', async () => {
+    const ns = namespace(Counter, new FakeClock(T0))
+    const id = ns.idFromName('closed')
+    await ns.call(id, (c) => c.increment())
+    await ns.close()
+    const reopened = namespace(Counter, new FakeClock(T0), ns.fileOf(id).replace(/\/[^/]+$/, ''))
+    await reopened.erase(id)
+    await reopened.erase(reopened.idFromName('never'))
+    expect(existsSync(reopened.fileOf(id))).toBe(false)
+    expect(await reopened.call(id, (c) => c.increment())).toBe(1)
+  })
+})
+
+describe('blockConcurrencyWhile()', () => {
+  class Blocking {
+    constructor(readonly ctx: ObjectContext) {}
+    nest(depth: number): Promise<number> {
+      return depth === 0
+        ? Promise.resolve(0)
+        : this.ctx.blockConcurrencyWhile(async () => 1 + (await this.nest(depth - 1)))
+    }
+  }
+
+  it('holds other calls back, and resets the object when its callback runs 30 s', async () => {
+    const clock = new FakeClock(T0)
+    const ns = namespace(Counter, clock)
+    const id = ns.idFromName('a')
+    let finish = (): void => undefined
+    const blocked = ns.call(id, (c) =>
+      c.ctx.blockConcurrencyWhile(() => new Promise<void>((resolve) => (finish = resolve))),
+    )
+    const waiting = ns.call(id, (c) => c.increment())
+    await clock.advance(29_999)
+    finish()
+    await blocked
+    expect(await waiting).toBe(1)
+    const failure = (promise: Promise<unknown>): Promise<unknown> => promise.catch((e) => e)
+    const stuck = failure(
+      ns.call(id, (c) => c.ctx.blockConcurrencyWhile(() => new Promise(() => {}))),
+    )
+    const queued = failure(ns.call(id, (c) => c.increment()))
+    await clock.advance(30_000)
+    const message =
+      'A call to blockConcurrencyWhile() in a Durable Object waited for too long. The call was canceled and the Durable Object was reset.'
+    expect(await stuck).toMatchObject({ message, durableObjectReset: true })
+    expect(await queued).toMatchObject({ message })
+    expect(await ns.call(id, (c) => c.increment())).toBe(2)
+  })
+
+  it('refuses nesting deeper than 64 calls, resetting the object', async () => {
+    const ns = namespace(Blocking, new FakeClock(T0))
+    const id = ns.idFromName('a')
+    expect(await ns.call(id, (b) => b.nest(64))).toBe(64)
+    await expect(ns.call(id, (b) => b.nest(65))).rejects.toMatchObject({
+      message: 'blockConcurrencyWhile() calls are nested too deeply.',
+      durableObjectReset: true,
+    })
+    expect(await ns.call(id, (b) => b.nest(1))).toBe(1)
   })
 })
 

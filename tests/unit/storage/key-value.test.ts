@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import { open, newFile } from './temp-storage'
 
@@ -34,29 +33,23 @@ describe.each(['sql', 'kv'] as const)('key-value on the %s backend', (backend) =
   })
 
   it('stores a lone surrogate as WTF-8 and reads it back with one U+FFFD per byte', async () => {
-    const file = newFile()
-    const storage = await open(backend, file)
+    const storage = await open(backend)
     await storage.put('\uD800x', 1)
     await storage.sync()
     expect([...(await storage.list()).keys()]).toEqual(['\uFFFD\uFFFD\uFFFDx'])
     expect([...(await storage.get(['\uD800x'])).keys()]).toEqual(['\uFFFD\uFFFD\uFFFDx'])
     expect(await storage.get('\uD800x')).toBe(1)
-    const raw = new Database(file, { readonly: true })
-    expect(raw.prepare('SELECT hex(key) AS k, hex(value) AS v FROM _cf_KV').get()).toEqual({
+    expect(storage.db.prepare('SELECT hex(key) AS k, hex(value) AS v FROM _cf_KV').get()).toEqual({
       k: 'EDA08078',
       v: 'FF0F4902',
     })
-    raw.close()
   })
 
   it('writes the runtime encoding of values', async () => {
-    const file = newFile()
-    const storage = await open(backend, file)
+    const storage = await open(backend)
     await storage.put({ s: 'héllo', u: new Uint8Array([1, 2, 3]), d: new Date(86400000) })
     await storage.sync()
-    const raw = new Database(file, { readonly: true })
-    const rows = raw.prepare('SELECT key, hex(value) AS v FROM _cf_KV ORDER BY key').all()
-    raw.close()
+    const rows = storage.db.prepare('SELECT key, hex(value) AS v FROM _cf_KV ORDER BY key').all()
     expect(rows).toEqual([
       { key: 'd', v: 'FF0F440000000070999441' },
       { key: 's', v: 'FF0F220568E96C6C6F' },

@@ -1,4 +1,6 @@
-import { describe, expect, it } from 'vitest'
+import { readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it, vi } from 'vitest'
 import type { Storage } from '../../../src-main/storage'
 import { newFile, nextTurn, open } from './temp-storage'
 
@@ -72,5 +74,23 @@ describe('point-in-time recovery', () => {
       "This Durable Object's storage back-end does not implement point-in-time recovery."
     await expect(storage.getBookmarkForTime(Date.now())).rejects.toThrow(refusal)
     await expect(storage.onNextSessionRestoreBookmark('x')).rejects.toThrow(refusal)
+  })
+
+  it('archives a large WAL once the object pauses writing', async () => {
+    const file = newFile()
+    const storage = await open('sql', file)
+    const logBytes = (): number =>
+      readdirSync(`${file}.history`)
+        .filter((name) => name.endsWith('.log'))
+        .reduce((sum, name) => sum + statSync(join(`${file}.history`, name)).size, 0)
+    const before = logBytes()
+    const chunk = 'x'.repeat(100_000)
+    for (let i = 0; i < 60; i++) void storage.put(`k${i}`, chunk)
+    await storage.sync()
+    expect(logBytes()).toBe(before)
+    await vi.waitFor(() => expect(logBytes()).toBeGreaterThan(before + 6_000_000), {
+      timeout: 10_000,
+    })
+    expect(await storage.get('k59')).toBe(chunk)
   })
 })

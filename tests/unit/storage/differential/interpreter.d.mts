@@ -1,3 +1,7 @@
 import type { Operation, OperationResult } from './miniflare-oracle'
 
-export function runOperations(storage: unknown, operations: Operation[]): Promise<OperationResult[]>
+export function runOperations(
+  storage: unknown,
+  operations: Operation[],
+  root?: unknown,
+): Promise<OperationResult[]>

@@ -33,7 +33,8 @@ const revive = (value) => {
 
 const reviveKey = revive
 
-async function runOne(storage, operation) {
+// `root` is the object's ctx.storage, for operations inside a transaction that bypass `txn`.
+async function runOne(storage, operation, root) {
   switch (operation.kind) {
     case 'get':
       return storage.get(reviveKey(operation.key), operation.options)
@@ -54,7 +55,8 @@ async function runOne(storage, operation) {
     case 'deleteAlarm':
       return storage.deleteAlarm()
     case 'sql': {
-      const cursor = storage.sql.exec(operation.query, ...(operation.bindings ?? []))
+      const bindings = (operation.bindings ?? []).map(revive)
+      const cursor = storage.sql.exec(operation.query, ...bindings)
       const rows = cursor.toArray()
       return {
         rows,
@@ -63,9 +65,30 @@ async function runOne(storage, operation) {
         rowsWritten: cursor.rowsWritten,
       }
     }
+    case 'kvGet':
+      return storage.kv.get(reviveKey(operation.key))
+    case 'kvPut':
+      return storage.kv.put(reviveKey(operation.key), revive(operation.value))
+    case 'kvDelete':
+      return storage.kv.delete(reviveKey(operation.key))
+    case 'kvList': {
+      const iterator = storage.kv.list(revive(operation.options))
+      // `interrupt` starts another listing after that many entries: the first iterator stops.
+      const entries = []
+      for (const entry of iterator) {
+        entries.push(entry)
+        if (entries.length === operation.interrupt) {
+          if (operation.interruptWith === 'list') await storage.list()
+          else storage.kv.list()
+        }
+      }
+      return { entries, tag: Object.prototype.toString.call(iterator) }
+    }
+    case 'onStorage':
+      return runOne(root, operation.operation, root)
     case 'transaction':
       return storage.transaction(async (txn) => {
-        const inner = await runOperations(txn, operation.operations)
+        const inner = await runOperations(txn, operation.operations, root)
         if (operation.rollback) txn.rollback()
         if (operation.fail) throw new Error('closure failed')
         return inner
@@ -75,11 +98,11 @@ async function runOne(storage, operation) {
   }
 }
 
-export async function runOperations(storage, operations) {
+export async function runOperations(storage, operations, root = storage) {
   const results = []
   for (const operation of operations) {
     try {
-      results.push({ ok: await runOne(storage, operation) })
+      results.push({ ok: await runOne(storage, operation, root) })
     } catch (error) {
       results.push({ error: { name: error?.name, message: String(error?.message ?? error) } })
     }

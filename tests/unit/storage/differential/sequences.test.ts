@@ -193,6 +193,91 @@ describe('hand-written sequences', () => {
       { kind: 'getAlarm' },
     ]))
 
+  it('synchronous key-value API (ctx.storage.kv)', () =>
+    expectSameAsRuntime([
+      { kind: 'kvPut', key: 'b', value: { n: 1 } },
+      { kind: 'kvPut', key: 'u', value: { $undefined: true } },
+      { kind: 'put', key: 'a', value: 'async' },
+      { kind: 'kvGet', key: 'a' },
+      { kind: 'kvGet', key: 'u' },
+      { kind: 'kvGet', key: 'missing' },
+      { kind: 'get', key: 'b' },
+      { kind: 'kvPut', key: 123, value: 'n' },
+      { kind: 'kvPut', key: { $loneSurrogate: 'x' }, value: 1 },
+      { kind: 'kvPut', key: 'f', value: { $function: true } },
+      { kind: 'kvList' },
+      { kind: 'list' },
+      ...[
+        { reverse: true },
+        { prefix: 'b' },
+        { start: 'b', end: 'u' },
+        { startAfter: 'a', limit: 2 },
+        { reverse: true, limit: 1, end: 'u' },
+        { start: 'a', startAfter: 'b' },
+        { limit: 0 },
+      ].map((options) => ({ kind: 'kvList', options })),
+      { kind: 'kvDelete', key: 'b' },
+      { kind: 'kvDelete', key: 'b' },
+      { kind: 'get', key: 'b' },
+      { kind: 'kvList', interrupt: 1 },
+      { kind: 'kvList', interrupt: 2, interruptWith: 'list' },
+      { kind: 'kvList', interrupt: 4 },
+      { kind: 'deleteAll' },
+      { kind: 'kvList' },
+      {
+        kind: 'transaction',
+        rollback: true,
+        operations: [
+          { kind: 'kvPut', key: 'rolled back', value: 1 },
+          { kind: 'kvGet', key: 'rolled back' },
+        ],
+      },
+      { kind: 'kvGet', key: 'rolled back' },
+    ]))
+
+  it('SQL limits the runtime sets', () => {
+    const columns = (n: number): string => Array.from({ length: n }, (_, i) => `c${i}`).join(', ')
+    const selects = (n: number): string =>
+      Array.from({ length: n }, (_, i) => `SELECT ${i}`).join(' UNION ALL ')
+    const countColumns = (table: string): Operation => ({
+      kind: 'sql',
+      query: `SELECT count(*) AS n FROM pragma_table_info('${table}')`,
+    })
+    return expectSameAsRuntime([
+      { kind: 'sql', query: `CREATE TABLE wide (${columns(101)})` },
+      { kind: 'sql', query: `CREATE TABLE "Quoted Name" (${columns(101)})` },
+      { kind: 'sql', query: `CREATE TABLE t100 (${columns(100)})` },
+      { kind: 'sql', query: 'ALTER TABLE t100 ADD COLUMN extra' },
+      countColumns('t100'),
+      {
+        kind: 'sql',
+        query: `CREATE TABLE t50 (${columns(50)}); CREATE TABLE t60 (${columns(60)})`,
+      },
+      { kind: 'sql', query: 'SELECT * FROM t50, t60' },
+      { kind: 'sql', query: 'CREATE TABLE joined AS SELECT * FROM t50, t60' },
+      { kind: 'sql', query: "SELECT count(*) AS n FROM sqlite_master WHERE name = 'joined'" },
+      { kind: 'sql', query: `SELECT ${Array.from({ length: 101 }, (_, i) => i).join(', ')}` },
+      { kind: 'sql', query: selects(5) },
+      { kind: 'sql', query: selects(6) },
+      { kind: 'sql', query: `SELECT * FROM (${selects(5)}) UNION SELECT * FROM (${selects(5)})` },
+      { kind: 'sql', query: `SELECT * FROM (${selects(6)})` },
+      {
+        kind: 'sql',
+        query:
+          'VALUES (1) UNION VALUES (2) UNION VALUES (3) UNION VALUES (4) UNION VALUES (5) UNION VALUES (6)',
+      },
+      {
+        kind: 'sql',
+        query:
+          'SELECT 1 INTERSECT SELECT 1 EXCEPT SELECT 2 UNION SELECT 3 UNION SELECT 4 UNION SELECT 5',
+      },
+      { kind: 'sql', query: `SELECT 1 AS x /* ${'x'.repeat(99_980)} */` },
+      { kind: 'sql', query: `SELECT 1 AS x /* ${'x'.repeat(100_000)} */` },
+      { kind: 'sql', query: `SELECT 1 AS x; SELECT 2 AS y /* ${'x'.repeat(99_990)} */` },
+      { kind: 'sql', query: `SELECT 'é' AS x /* ${'é'.repeat(50_000)} */` },
+    ])
+  })
+
   it('SQL results, bindings and errors', () =>
     expectSameAsRuntime([
       { kind: 'sql', query: 'CREATE TABLE m (x INTEGER UNIQUE, r REAL, t TEXT, b BLOB, a ANY)' },
