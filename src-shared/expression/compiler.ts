@@ -32,6 +32,7 @@ import { ipSetItemRange } from './lexer'
 import { literalType, literalValue, parse, parseValue, type ParseOptions } from './parser'
 import { compileRegex } from './regex'
 import { WAF_SCHEME, type Scheme } from './scheme'
+import { SharedValues } from './shared-value'
 import type { IpAddress, Type, Value } from './types'
 import { arrayOf } from './types'
 import { compileWildcard } from './wildcard'
@@ -91,29 +92,30 @@ interface CompiledValue {
 
 const EMPTY_CTX: EvaluationContext = { fields: {} }
 
-// A pure function's value depends only on the request, and the rules of a ruleset call the same
-// ones on the same fields over and over (`url_decode(http.request.uri.query)` in dozens of
-// rules): each distinct call is computed once per evaluation context and remembered with it.
-const callMemo = new WeakMap<EvaluationContext, Map<string, Value | undefined>>()
+// A pure call's value, and a value tried with regular expressions, depend only on the request and
+// recur across the rules of a ruleset: expressions compiled alike (same scheme, same treatment of
+// missing values, which Bool arguments depend on) share one SharedValue per distinct one.
+const sharedValues = new WeakMap<Scheme, [SharedValues, SharedValues]>()
 
-/** The identity of a call: its function and arguments, without source positions. */
-function callKey(node: unknown): string {
-  return JSON.stringify(node, (key, value: unknown) =>
-    key === 'span' ? undefined : typeof value === 'bigint' ? `${value}n` : value,
-  )
+function sharedValuesOf(scheme: Scheme, nilNotEqual: boolean): SharedValues {
+  let pair = sharedValues.get(scheme)
+  if (pair === undefined) {
+    pair = [new SharedValues(), new SharedValues()]
+    sharedValues.set(scheme, pair)
+  }
+  return pair[nilNotEqual ? 1 : 0]
 }
 
-function memoized(key: string, fn: ValFn): ValFn {
-  return (ctx) => {
-    let values = callMemo.get(ctx)
-    if (values === undefined) {
-      values = new Map()
-      callMemo.set(ctx, values)
-    } else if (values.has(key)) return values.get(key)
-    const value = fn(ctx)
-    values.set(key, value)
-    return value
-  }
+/** The identity of a value: its field or call and arguments, and steps, without positions. */
+function valueKey(node: IndexNode | IndexNode['target']): string {
+  const value = node.kind === 'index' && node.indexes.length === 0 ? node.target : node
+  return JSON.stringify(value, (key, item: unknown) =>
+    key === 'span' || key.endsWith('Span')
+      ? undefined
+      : typeof item === 'bigint'
+        ? `${item}n`
+        : item,
+  )
 }
 
 function constOne(value: boolean): CompiledLogical {
@@ -192,10 +194,14 @@ function mapEachCount(n: IndexNode): number {
 }
 
 class Compiler {
+  readonly shared: SharedValues
+
   constructor(
     readonly scheme: Scheme,
     readonly nilNotEqual: boolean,
-  ) {}
+  ) {
+    this.shared = sharedValuesOf(scheme, nilNotEqual)
+  }
 
   // ---- values -------------------------------------------------------------------------------
 
@@ -354,7 +360,12 @@ class Compiler {
       }
     }
     if (def.pure !== false && args.every((a) => a.constant)) return constValue(fn(EMPTY_CTX))
-    return { fn: def.pure === false ? fn : memoized(callKey(n), fn) }
+    // Bytes and arrays (decoded, lowered, looked-up values) are worth computing once per request;
+    // a number or a boolean (len(), starts_with()) costs less to compute again than to remember.
+    const result = this.callType(n)
+    if (def.pure === false || (result !== 'Bytes' && typeof result === 'string')) return { fn }
+    const shared = this.shared.of(valueKey(n), fn)
+    return { fn: (ctx) => shared.get(ctx) }
   }
 
   argType(n: IndexNode | LiteralNode | LogicalNode): Type {
@@ -499,13 +510,23 @@ class Compiler {
       const v = value.constant.value
       if (n.op.kind !== 'inList') return constOne(v === undefined ? missing : pred(v, EMPTY_CTX))
     }
+    if (n.op.kind === 'matches') {
+      // Every pattern tried on the same value of a request shares its prefilter scan.
+      const re = compileRegex(n.op.rhs.pattern)
+      const source = this.shared.of(valueKey(lhs), value.fn)
+      return {
+        kind: 'one',
+        fn: (ctx) => {
+          const input = source.scanned(ctx)
+          return input !== undefined && re.testScanned(input)
+        },
+      }
+    }
     const fast =
       lhs.target.kind === 'field' && lhs.indexes.length === 0 && !value.constant
         ? this.fastField(lhs.target.name, n, missing)
         : undefined
     if (fast) return { kind: 'one', fn: fast }
-    const unaryFast = this.fastUnary(n, missing)
-    if (unaryFast) return { kind: 'one', fn: unaryFast }
     const get = value.fn
     if (n.op.kind === 'ordering' && n.op.op === 'eq' && n.op.rhs.kind !== 'ip') {
       const r = literalValue(n.op.rhs)
@@ -526,46 +547,6 @@ class Compiler {
         const v = get(ctx)
         return v !== undefined && pred(v, ctx)
       },
-    }
-  }
-
-  /** `f(field) <op> literal` for a one-argument function such as lower(): one closure. */
-  fastUnary(n: ComparisonNode, missing: boolean): BoolFn | undefined {
-    const t = n.lhs.target
-    const a0 = t.kind === 'call' ? t.args[0] : undefined
-    if (missing || t.kind !== 'call' || n.lhs.indexes.length > 0 || t.args.length !== 1)
-      return undefined
-    if (!a0 || a0.kind !== 'index' || a0.target.kind !== 'field' || a0.indexes.length > 0)
-      return undefined
-    const def = this.scheme.functions.get(t.name)
-    const u = def?.unary
-    const fieldDef = this.scheme.fields.get(a0.target.name)
-    if (!u || def.propagatesMissing === false || fieldDef?.constant !== undefined) return undefined
-    const name = a0.target.name
-    const op = n.op
-    if (op.kind === 'ordering' && op.op === 'eq' && op.rhs.kind !== 'ip') {
-      const r = literalValue(op.rhs)
-      return (ctx) => {
-        const v = ctx.fields[name]
-        return v !== undefined && u(v) === r
-      }
-    }
-    if (op.kind === 'contains') {
-      const needle = op.rhs.value
-      return (ctx) => {
-        const v = ctx.fields[name]
-        if (v === undefined) return false
-        const w = u(v) as string | undefined
-        return w !== undefined && w.includes(needle)
-      }
-    }
-    const pred = this.predicate(n)
-    if (!pred || op.kind === 'inList') return undefined
-    return (ctx) => {
-      const v = ctx.fields[name]
-      if (v === undefined) return false
-      const w = u(v)
-      return w !== undefined && pred(w, ctx)
     }
   }
 
@@ -719,11 +700,31 @@ class Compiler {
       } else break
     }
     if (node.kind !== 'comparison' || mapEachCount(node.lhs) === 0) return undefined
+    // any(p) stops at the first element where p holds; all(p) at the first where it does not
+    const stopOn = all === negate
+    const steps = node.lhs.indexes
+    if (
+      node.op.kind === 'matches' &&
+      mapEachCount(node.lhs) === 1 &&
+      steps.at(-1)!.kind === 'mapEach'
+    ) {
+      // `container[*] matches`: the container is computed, and its elements scanned, once per
+      // request for every pattern tried on them.
+      const re = compileRegex(node.op.rhs.pattern)
+      const container: IndexNode = { ...node.lhs, indexes: steps.slice(0, -1) }
+      const source = this.shared.of(valueKey(container), this.indexValue(container).fn)
+      return {
+        kind: 'one',
+        fn: (ctx) => {
+          for (const input of source.scannedElements(ctx))
+            if (re.testScanned(input) === stopOn) return !all
+          return all
+        },
+      }
+    }
     const pred = this.predicate(node)
     const walk = this.walker(node.lhs)
     if (!pred || !walk) return undefined
-    // any(p) stops at the first element where p holds; all(p) at the first where it does not
-    const stopOn = all === negate
     if (node.op.kind !== 'inList') {
       // the predicate does not read the context: one visitor for every evaluation
       const visit = stopOn ? (pred as (v: Value) => boolean) : (v: Value) => !pred(v, EMPTY_CTX)

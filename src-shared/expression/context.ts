@@ -61,18 +61,26 @@ export interface RequestContextOptions {
 
 export const DEFAULT_BODY_LIMIT = 128 * 1024
 
+const byName = (a: readonly [string, unknown], b: readonly [string, unknown]) =>
+  a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0
+
 function sortedMap<T>(entries: Iterable<[string, T]>): Map<string, T> {
-  return new Map([...entries].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)))
+  return new Map([...entries].sort(byName))
 }
 
+/** The values of each name, in order, the names sorted (one map built, in order). */
 function groupPairs(pairs: readonly [string, string][]): Map<string, string[]> {
+  let sorted = true
+  for (let i = 1; i < pairs.length && sorted; i++) sorted = pairs[i - 1]![0] <= pairs[i]![0]
+  // The sort is stable: each name keeps its values in order.
+  const ordered = sorted ? pairs : [...pairs].sort(byName)
   const groups = new Map<string, string[]>()
-  for (const [k, v] of pairs) {
+  for (const [k, v] of ordered) {
     const list = groups.get(k)
     if (list) list.push(v)
     else groups.set(k, [v])
   }
-  return sortedMap(groups)
+  return groups
 }
 
 /** `a=1&b&c=3`: pairs split at the first `=`, undecoded; a name without `=` has the value "". */
@@ -209,15 +217,19 @@ export function requestContext(
   const names: string[] = []
   const values: string[] = []
   const pairs: [string, string][] = []
-  for (const [name, value] of Object.entries(request.headers ?? {})) {
-    const list = typeof value === 'string' ? [value] : value
-    for (const v of list) {
-      const n = utf8Bytes(name)
-      const val = utf8Bytes(v)
-      names.push(n)
-      values.push(val)
-      pairs.push([asciiLower(n), val])
-    }
+  const add = (name: string, lower: string, value: string) => {
+    const val = utf8Bytes(value)
+    names.push(name)
+    values.push(val)
+    pairs.push([lower, val])
+  }
+  const given = request.headers ?? {}
+  for (const name of Object.keys(given)) {
+    const value = given[name]!
+    const n = utf8Bytes(name)
+    const lower = asciiLower(n)
+    if (typeof value === 'string') add(n, lower, value)
+    else for (const v of value) add(n, lower, v)
   }
   const headers = groupPairs(pairs)
   f['http.request.headers'] = headers

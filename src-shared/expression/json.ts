@@ -13,12 +13,17 @@ export type JsonValue =
 const MAX_DEPTH = 512
 
 class JsonSyntaxError extends Error {}
+// One instance, thrown for every malformed document: capturing a stack trace each time would cost
+// more than parsing (most request bodies a rule looks into are not JSON).
+const SYNTAX_ERROR = new JsonSyntaxError()
+/** the first character of every JSON document (after white space) */
+const DOCUMENT_START = /^[{["\-0-9tfn]$/
 
 /** Parses JSON text (a JS string); returns undefined when it is not a valid document. */
 export function parseJson(text: string): JsonValue | undefined {
   let pos = 0
   const fail = (): never => {
-    throw new JsonSyntaxError()
+    throw SYNTAX_ERROR
   }
   const ws = () => {
     for (;;) {
@@ -160,6 +165,9 @@ export function parseJson(text: string): JsonValue | undefined {
     pos += raw.length
     return { t: 'number', raw }
   }
+  // Most bodies a rule looks into are not JSON at all: refuse them before parsing.
+  ws()
+  if (!DOCUMENT_START.test(text.charAt(pos))) return undefined
   try {
     const v = value(0)
     ws()

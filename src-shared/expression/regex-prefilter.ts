@@ -1,26 +1,40 @@
-// A literal prefilter for regular expressions (the idea of RE2's prefilter): from the syntax tree,
-// a set of strings at least one of which every match must contain. An input containing none of
-// them cannot match, and is refused with a few `includes` instead of a run of the automaton —
-// most request fields contain none of the literals an attack pattern needs.
+// A prefilter for regular expressions (the idea of RE2's prefilter): from the syntax tree, a
+// condition every match satisfies, on the literals and bytes an input contains. An input failing
+// it cannot match and is refused without running the automaton — most request fields contain
+// none of what an attack pattern needs.
 //
-// The check is deliberately loose, never strict: literals and input are both compared in ASCII
-// lower case, and anything the analysis cannot bound (non-ASCII characters, large classes, `.`,
-// optional parts) makes the pattern unfiltered rather than risk refusing a match.
+// The condition is an AND / OR tree of two kinds of atoms: "this literal occurs" (compared in ASCII
+// lower case) and "some byte of this set occurs". An input is scanned once for the atoms of every
+// pattern (ScannedInput); each pattern's condition then costs a few bit tests.
+//
+// The analysis is deliberately loose, never strict: anything it cannot bound (`.`, optional parts,
+// characters whose Unicode case folding leaves ASCII, non-ASCII characters in Unicode mode) makes
+// that part of the pattern require nothing rather than risk refusing a match.
 
 import { asciiLower } from './bytes'
 import type { RegexNode } from './regex'
 
-/** The strings a node can match in full (when few), and the strings any match must contain. */
+/** What every match satisfies. */
+type Condition =
+  | { readonly kind: 'anything' }
+  | { readonly kind: 'literal'; readonly text: string }
+  /** some byte of the set occurs: a 256-bit mask */
+  | { readonly kind: 'byte'; readonly mask: Int32Array }
+  | { readonly kind: 'all' | 'some'; readonly of: readonly Condition[] }
+
+/** What a node matches: every string, lower-cased, when there are few; else a condition. */
 interface Info {
-  /** every string the node can match, lower-cased; null when too many or unbounded */
-  exact: Set<string> | null
-  /** at least one of these occurs in every match; null when nothing is known */
-  required: Set<string> | null
+  readonly exact: ReadonlySet<string> | null
+  /** what the node's matches satisfy when `exact` is null */
+  readonly condition: Condition
 }
 
 const MAX_EXACT = 16
 const MAX_CLASS = 8
-const UNKNOWN: Info = { exact: null, required: null }
+const MAX_LITERAL = 8
+const ANYTHING: Condition = { kind: 'anything' }
+const UNKNOWN: Info = { exact: null, condition: ANYTHING }
+const EMPTY_STRING: Info = { exact: new Set(['']), condition: ANYTHING }
 
 // Under Unicode case folding, `k` and `s` also match the Kelvin sign and the long s.
 const UNICODE_FOLDS = new Set(['k', 's'])
@@ -29,129 +43,426 @@ function lowerChar(cp: number): string {
   return asciiLower(String.fromCharCode(cp))
 }
 
-function classInfo(node: Extract<RegexNode, { t: 'class' }>): Info {
+function allOf(conditions: readonly Condition[]): Condition {
+  const of = conditions.flatMap((c) => (c.kind === 'all' ? c.of : c.kind === 'anything' ? [] : [c]))
+  return of.length === 0 ? ANYTHING : of.length === 1 ? of[0]! : { kind: 'all', of }
+}
+
+function someOf(conditions: readonly Condition[]): Condition {
+  if (conditions.some((c) => c.kind === 'anything')) return ANYTHING
+  const flat = conditions.flatMap((c) => (c.kind === 'some' ? c.of : [c]))
+  // One of several byte sets is one byte set.
+  const bytes = flat.filter((c) => c.kind === 'byte')
+  const of: Condition[] = flat.filter((c) => c.kind !== 'byte')
+  if (bytes.length > 0) {
+    const mask = new Int32Array(8)
+    for (const c of bytes) for (let word = 0; word < 8; word++) mask[word]! |= c.mask[word]!
+    of.push({ kind: 'byte', mask })
+  }
+  return of.length === 1 ? of[0]! : { kind: 'some', of }
+}
+
+/** A literal of one character is a byte set (both cases of a letter): no automaton needed. */
+function literalCondition(text: string): Condition {
+  if (text.length > 1) return { kind: 'literal', text }
+  const c = text.charCodeAt(0)
+  const isLetter = c >= 97 && c <= 122
+  return {
+    kind: 'byte',
+    mask: byteMask(
+      isLetter
+        ? [
+            [c, c],
+            [c - 32, c - 32],
+          ]
+        : [[c, c]],
+    ),
+  }
+}
+
+function exactCondition(exact: ReadonlySet<string>): Condition {
+  if (exact.has('')) return ANYTHING
+  return someOf([...exact].map(literalCondition))
+}
+
+function conditionOf(info: Info): Condition {
+  return info.exact === null ? info.condition : exactCondition(info.exact)
+}
+
+function byteMask(ranges: readonly (readonly [number, number])[]): Int32Array {
+  const mask = new Int32Array(8)
+  for (const [from, to] of ranges)
+    for (let b = from; b <= Math.min(to, 0xff); b++) mask[b >> 5]! |= 1 << (b & 31)
+  return mask
+}
+
+function classInfo(node: Extract<RegexNode, { t: 'class' }>, unicode: boolean): Info {
   const { set } = node
   if (set.negated || set.opaque.length > 0) return UNKNOWN
-  const chars = new Set<string>()
-  for (const [from, to] of set.ranges) {
-    if (to >= 0x80 || to - from >= MAX_CLASS) return UNKNOWN
-    for (let cp = from; cp <= to; cp++) chars.add(lowerChar(cp))
-    if (chars.size > MAX_CLASS) return UNKNOWN
+  const unicodeFolds = node.f.i && node.f.u
+  // In Unicode mode a class is tried on characters: only ASCII ones are single bytes.
+  if (unicode && set.ranges.some(([, to]) => to >= 0x80)) return UNKNOWN
+  const size = set.ranges.reduce((n, [from, to]) => n + to - from + 1, 0)
+  // A few ASCII characters (both cases of each letter counting once) are exact strings.
+  if (size <= 2 * MAX_CLASS && set.ranges.every(([, to]) => to < 0x80)) {
+    const chars = new Set<string>()
+    for (const [from, to] of set.ranges)
+      for (let cp = from; cp <= to; cp++) chars.add(lowerChar(cp))
+    if (unicodeFolds && [...chars].some((c) => UNICODE_FOLDS.has(c))) return UNKNOWN
+    if (chars.size <= MAX_CLASS) return { exact: chars, condition: ANYTHING }
   }
-  if (node.f.i && [...chars].some((c) => UNICODE_FOLDS.has(c))) return UNKNOWN
-  return { exact: chars, required: null }
-}
-
-/** The best "one of these must occur" set: the one whose shortest string is longest. */
-function stronger(a: Set<string> | null, b: Set<string> | null): Set<string> | null {
-  if (a === null) return b
-  if (b === null) return a
-  const shortest = (set: Set<string>) => Math.min(...[...set].map((s) => s.length))
-  return shortest(b) > shortest(a) ? b : a
-}
-
-/** What `info` requires: its own requirement, or its exact strings when none can be empty. */
-function requiredOf(info: Info): Set<string> | null {
-  const fromExact = info.exact !== null && !info.exact.has('') ? info.exact : null
-  return stronger(info.required, fromExact)
-}
-
-function concatInfo(items: readonly RegexNode[]): Info {
-  let exact: Set<string> | null = new Set([''])
-  let required: Set<string> | null = null
-  for (const item of items) {
-    const info = analyze(item)
-    required = stronger(required, requiredOf(info))
-    if (exact !== null && info.exact !== null && exact.size * info.exact.size <= MAX_EXACT) {
-      const product = new Set<string>()
-      for (const left of exact) for (const right of info.exact) product.add(left + right)
-      exact = product
-    } else {
-      // The run of exact strings so far is as much as can be said of it: keep it as required.
-      if (exact !== null) required = stronger(required, requiredOf({ exact, required: null }))
-      exact = null
-      required = stronger(required, requiredOf(info))
+  if (!unicodeFolds) return { exact: null, condition: { kind: 'byte', mask: byteMask(set.ranges) } }
+  // Under Unicode case folding the class also holds the other case of each ASCII letter.
+  const folded: [number, number][] = []
+  for (const [from, to] of set.ranges) {
+    for (let cp = from; cp <= to; cp++) {
+      const lower = cp | 0x20
+      if (lower >= 97 && lower <= 122) {
+        if (UNICODE_FOLDS.has(String.fromCharCode(lower))) return UNKNOWN
+        folded.push([lower, lower], [lower & ~0x20, lower & ~0x20])
+      }
     }
   }
-  return { exact, required: stronger(required, exact && requiredOf({ exact, required: null })) }
+  return { exact: null, condition: { kind: 'byte', mask: byteMask([...set.ranges, ...folded]) } }
 }
 
-function altInfo(items: readonly RegexNode[]): Info {
-  const infos = items.map(analyze)
-  let exact: Set<string> | null = new Set()
-  for (const info of infos) {
-    if (exact === null || info.exact === null) exact = null
-    else for (const s of info.exact) exact.add(s)
+const longest = (strings: ReadonlySet<string>) => Math.max(...[...strings].map((s) => s.length))
+
+function concatInfo(items: readonly RegexNode[], unicode: boolean): Info {
+  const conditions: Condition[] = []
+  // The exact strings of the items since the last one that was not exact enough, or that would
+  // have made them longer than MAX_LITERAL: a long literal is required piece by piece, which keeps
+  // the automaton small enough to stay in the processor's cache (a few characters are as rare as
+  // many).
+  let run: ReadonlySet<string> = new Set([''])
+  let whole = true
+  for (const item of items) {
+    const info = analyze(item, unicode)
+    if (
+      info.exact !== null &&
+      run.size * info.exact.size <= MAX_EXACT &&
+      longest(run) + longest(info.exact) <= MAX_LITERAL
+    ) {
+      const product = new Set<string>()
+      for (const left of run) for (const right of info.exact) product.add(left + right)
+      run = product
+      continue
+    }
+    whole = false
+    conditions.push(exactCondition(run))
+    if (info.exact !== null) run = info.exact
+    else {
+      conditions.push(info.condition)
+      run = new Set([''])
+    }
   }
-  if (exact !== null && exact.size > MAX_EXACT) exact = null
-  const required = new Set<string>()
-  for (const info of infos) {
-    const own = requiredOf(info)
-    if (own === null) return { exact, required: null }
-    for (const s of own) required.add(s)
-  }
-  return { exact, required }
+  if (whole) return { exact: run, condition: ANYTHING }
+  conditions.push(exactCondition(run))
+  return { exact: null, condition: allOf(conditions) }
 }
 
-function analyze(node: RegexNode): Info {
+function altInfo(items: readonly RegexNode[], unicode: boolean): Info {
+  const infos = items.map((item) => analyze(item, unicode))
+  if (infos.every((info) => info.exact !== null)) {
+    const exact = new Set<string>()
+    for (const info of infos) for (const s of info.exact!) exact.add(s)
+    if (exact.size <= MAX_EXACT) return { exact, condition: ANYTHING }
+  }
+  return { exact: null, condition: someOf(infos.map(conditionOf)) }
+}
+
+function analyze(node: RegexNode, unicode: boolean): Info {
   switch (node.t) {
     case 'empty':
     case 'assert':
-      return { exact: new Set(['']), required: null }
+      return EMPTY_STRING
     case 'lit': {
-      if (node.cp >= 0x80) return UNKNOWN
+      if (node.cp >= 0x80) {
+        // A raw byte (`\xHH` without Unicode) is that byte of the input.
+        return !unicode && node.byte
+          ? { exact: null, condition: { kind: 'byte', mask: byteMask([[node.cp, node.cp]]) } }
+          : UNKNOWN
+      }
       const char = lowerChar(node.cp)
-      if (node.f.i && UNICODE_FOLDS.has(char)) return UNKNOWN
-      return { exact: new Set([char]), required: null }
+      if (node.f.i && node.f.u && UNICODE_FOLDS.has(char)) return UNKNOWN
+      return { exact: new Set([char]), condition: ANYTHING }
     }
     case 'class':
-      return classInfo(node)
+      return classInfo(node, unicode)
     case 'dot':
       return UNKNOWN
     case 'group':
-      return analyze(node.node)
+      return analyze(node.node, unicode)
     case 'concat':
-      return concatInfo(node.items)
+      return concatInfo(node.items, unicode)
     case 'alt':
-      return altInfo(node.items)
+      return altInfo(node.items, unicode)
     case 'rep': {
-      const inner = analyze(node.node)
+      const inner = analyze(node.node, unicode)
       if (node.min === 0) {
         // Optional: it may match nothing, so it requires nothing.
         return node.max === 1 && inner.exact !== null
-          ? { exact: new Set(['', ...inner.exact]), required: null }
-          : { exact: null, required: null }
+          ? { exact: new Set(['', ...inner.exact]), condition: ANYTHING }
+          : UNKNOWN
       }
       if (node.min === 1 && node.max === 1) return inner
-      return { exact: null, required: requiredOf(inner) }
+      return { exact: null, condition: conditionOf(inner) }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Evaluation: a condition's atoms are bits of one set per input (bits 0..255 its bytes, bit 256 + id
+// each literal of the automaton), so a disjunction of atoms (a clause) is a few word tests.
+
+const LITERAL_BASE = 256
+
+/** Some atom of the clause occurs: its atoms as bits of an input's set. */
+class Clause {
+  /** (word, bits) pairs */
+  readonly pairs: Int32Array
+  /** the literals' largest id (-1 without any) */
+  readonly maxLiteral: number
+
+  private constructor(
+    readonly words: ReadonlyMap<number, number>,
+    /** the literals' ids, for when the automaton does not cover them all yet */
+    readonly literals: readonly number[],
+    /**
+     * Roughly how often it holds, in percent of request fields (mostly text, tens of bytes): a
+     * literal of three characters or more is rare, one of two less so, a printable byte common
+     */
+    readonly cost: number,
+  ) {
+    this.pairs = Int32Array.from([...words].flat())
+    this.maxLiteral = Math.max(-1, ...literals)
+  }
+
+  static of(atoms: readonly Condition[]): Clause {
+    const words = new Map<number, number>()
+    const literals: number[] = []
+    let cost = 0
+    for (const atom of atoms) {
+      if (atom.kind === 'literal') {
+        const id = LITERALS.register(atom.text)
+        literals.push(id)
+        addBit(words, LITERAL_BASE + id)
+        cost += atom.text.length >= 3 ? 2 : 16
+      } else if (atom.kind === 'byte') {
+        for (let byte = 0; byte < 256; byte++) {
+          if ((atom.mask[byte >> 5]! & (1 << (byte & 31))) === 0) continue
+          addBit(words, byte)
+          cost += byte >= 0x20 && byte < 0x7f ? 80 : 1
+        }
+      }
+    }
+    return new Clause(words, literals, cost)
+  }
+
+  static union(clauses: readonly Clause[]): Clause {
+    const words = new Map<number, number>()
+    for (const clause of clauses)
+      for (const [word, bits] of clause.words) words.set(word, (words.get(word) ?? 0) | bits)
+    return new Clause(
+      words,
+      [...new Set(clauses.flatMap((clause) => clause.literals))],
+      clauses.reduce((cost, clause) => cost + clause.cost, 0),
+    )
+  }
+}
+
+function addBit(words: Map<number, number>, bit: number): void {
+  words.set(bit >> 5, (words.get(bit >> 5) ?? 0) | (1 << (bit & 31)))
+}
+
+/** A test of what a scanned input contains. */
+type Check = (input: ScannedInput) => boolean
+
+const isAtom = (c: Condition) => c.kind === 'literal' || c.kind === 'byte'
+
+/**
+ * The test of a condition, and its cost for ordering (an `all` tries its most selective parts
+ * first, so that a failing input is refused as early as possible).
+ */
+function checkOf(condition: Condition): { check: Check; cost: number } {
+  switch (condition.kind) {
+    case 'anything':
+      return { check: () => true, cost: Infinity }
+    case 'literal':
+    case 'byte': {
+      const clause = Clause.of([condition])
+      return { check: (input) => input.hasAny(clause), cost: clause.cost }
+    }
+    case 'some': {
+      const clause = Clause.of(condition.of.filter(isAtom))
+      const others = condition.of.filter((c) => !isAtom(c)).map(checkOf)
+      const cost = others.reduce((sum, other) => sum + other.cost, clause.cost)
+      if (others.length === 0) return { check: (input) => input.hasAny(clause), cost }
+      const checks = others.map((other) => other.check)
+      return {
+        check: (input) => {
+          if (input.hasAny(clause)) return true
+          for (const check of checks) if (check(input)) return true
+          return false
+        },
+        cost,
+      }
+    }
+    case 'all': {
+      const parts = condition.of.map(checkOf).sort((a, b) => a.cost - b.cost)
+      const checks = parts.map((part) => part.check)
+      return {
+        check: (input) => {
+          for (const check of checks) if (!check(input)) return false
+          return true
+        },
+        cost: parts[0]!.cost,
+      }
     }
   }
 }
 
 /**
- * A quick test that refuses inputs no match can occur in (undefined when the pattern allows no
- * such test). The input is a binary string.
+ * One clause every input the condition admits satisfies: for `all`, its most selective part's;
+ * for `some`, the union of its parts'. Testing it first refuses most inputs with a few word tests.
  */
-export function prefilterOf(tree: RegexNode): ((binary: string) => boolean) | undefined {
-  const required = requiredOf(analyze(tree))
-  if (required === null || required.has('')) return undefined
-  const literals = [...required]
-  const ids = LITERALS.register(literals)
-  return (binary) => LITERALS.anyPresent(lowered(binary), ids, literals)
+function gateOf(condition: Condition): Clause | undefined {
+  switch (condition.kind) {
+    case 'anything':
+      return undefined
+    case 'literal':
+    case 'byte':
+      return Clause.of([condition])
+    case 'some': {
+      const gates = condition.of.map(gateOf)
+      return gates.includes(undefined) ? undefined : Clause.union(gates as Clause[])
+    }
+    case 'all': {
+      const gates = condition.of.map(gateOf).filter((gate) => gate !== undefined)
+      return gates.sort((a, b) => a.cost - b.cost)[0]
+    }
+  }
 }
 
-// Recently lowered inputs: a request's few fields are tried by many patterns in turn.
-const recentlyLowered = new Map<string, string>()
-const RECENT = 32
+/**
+ * A quick test that refuses inputs no match of a pattern can occur in: its gate (a few word
+ * tests), then the rest of its condition.
+ */
+export class Prefilter {
+  constructor(
+    private readonly gate: Clause,
+    /** the whole condition; undefined when the gate is all of it */
+    private readonly check: Check | undefined,
+  ) {}
 
-function lowered(binary: string): string {
-  let lower = recentlyLowered.get(binary)
-  if (lower === undefined) {
-    if (recentlyLowered.size >= RECENT) recentlyLowered.clear()
-    lower = asciiLower(binary)
-    recentlyLowered.set(binary, lower)
+  admits(input: ScannedInput): boolean {
+    return input.hasAny(this.gate) && (this.check === undefined || this.check(input))
   }
-  return lower
+}
+
+/**
+ * The prefilter of a pattern (undefined when it allows none). `unicode`: the pattern runs on
+ * decoded text (the prefilter still reads the input's bytes).
+ */
+export function prefilterOf(tree: RegexNode, unicode: boolean): Prefilter | undefined {
+  const condition = conditionOf(analyze(tree, unicode))
+  if (condition.kind === 'anything') return undefined
+  const gate = gateOf(condition)!
+  const gateIsAll = isAtom(condition) || (condition.kind === 'some' && condition.of.every(isAtom))
+  return new Prefilter(gate, gateIsAll ? undefined : checkOf(condition).check)
+}
+
+/**
+ * An input (a binary string) with what it contains: which bytes, and which literals of the
+ * automaton (scanned once, on first use, for all of them). Every pattern tried on the same value
+ * of a request shares one, so the value is scanned once however many patterns look at it. One is
+ * reused from input to input (`reset`): allocating its typed array costs more than most scans.
+ */
+export class ScannedInput {
+  private input = ''
+  private scanned = false
+  /** the literals the automaton covered when this input was scanned */
+  private covered = 0
+  /** bits 0..255: the bytes; 256 + id: the literals */
+  private found = new Int32Array(LITERAL_BASE >> 5)
+  /** for literals the automaton does not cover yet */
+  private lower: string | undefined
+
+  get binary(): string {
+    return this.input
+  }
+
+  /** Starts over on another input, scanned when first asked about. */
+  reset(binary: string): this {
+    this.input = binary
+    this.scanned = false
+    this.lower = undefined
+    return this
+  }
+
+  /** Whether some atom of the clause occurs in the input. */
+  hasAny(clause: Clause): boolean {
+    if (!this.scanned) this.scan()
+    if (clause.maxLiteral >= this.covered) {
+      // Scanned before the automaton covered the clause: scan again if it does now.
+      if (LITERALS.covered > this.covered) this.scan()
+      if (clause.maxLiteral >= this.covered) return this.hasAnySearching(clause)
+    }
+    const { pairs } = clause
+    const found = this.found
+    for (let i = 0; i < pairs.length; i += 2)
+      if ((found[pairs[i]!]! & pairs[i + 1]!) !== 0) return true
+    return false
+  }
+
+  /** hasAny for a clause with literals the automaton does not cover yet: those are searched. */
+  private hasAnySearching(clause: Clause): boolean {
+    for (const [word, bits] of clause.words)
+      if (word < LITERAL_BASE >> 5 && (this.found[word]! & bits) !== 0) return true
+    for (const id of clause.literals) {
+      if (id < this.covered) {
+        const bit = LITERAL_BASE + id
+        if ((this.found[bit >> 5]! & (1 << (bit & 31))) !== 0) return true
+      } else {
+        this.lower ??= asciiLower(this.input)
+        if (LITERALS.searchUncovered(this.lower, id)) return true
+      }
+    }
+    return false
+  }
+
+  private scan(): void {
+    this.covered = LITERALS.covered
+    const words = (LITERAL_BASE + this.covered + 31) >> 5
+    if (this.found.length === words) this.found.fill(0)
+    else this.found = new Int32Array(words)
+    LITERALS.scan(this.input, this.found)
+    this.scanned = true
+  }
+}
+
+// Recently scanned inputs: a request's values are each tried by many patterns in turn, and some
+// are equal (a query and its decoded form when there is nothing to decode). A ring of inputs,
+// reused oldest first, large enough for the values of a request; every entry of the map is the
+// input of its own key.
+const RECENT = 256
+const recentRing: ScannedInput[] = []
+const recentByBinary = new Map<string, ScannedInput>()
+let recentNext = 0
+
+/**
+ * The scanned form of `binary`, shared with the last patterns tried on an equal value; it holds
+ * `binary` until RECENT other values have been asked for (check its `binary` before reusing it).
+ */
+export function scannedInput(binary: string): ScannedInput {
+  let input = recentByBinary.get(binary)
+  if (input === undefined) {
+    input = recentRing[recentNext] ??= new ScannedInput()
+    recentNext = (recentNext + 1) % RECENT
+    if (recentByBinary.get(input.binary) === input) recentByBinary.delete(input.binary)
+    recentByBinary.set(binary, input.reset(binary))
+  }
+  return input
 }
 
 /**
@@ -159,85 +470,98 @@ function lowered(binary: string): string {
  * once for all of them, and each pattern then only looks up its own literals. Hundreds of patterns
  * tried on the same few request fields cost one scan per field instead of one search per literal.
  *
- * The automaton is rebuilt lazily: after new patterns arrive, they use plain searches until enough
- * inputs have been tried to make a rebuild worth it (so one-off patterns never pay for it).
+ * The automaton is rebuilt lazily: after new patterns arrive, their literals are searched plainly
+ * until enough inputs have been tried to make a rebuild worth it (so one-off patterns never pay
+ * for it).
  */
 class LiteralIndex {
   private readonly literals: string[] = []
   private readonly idOf = new Map<string, number>()
-  /** how many literals the automaton covers */
-  private covered = 0
-  private delta = new Int32Array(0)
-  private outputs: (number[] | undefined)[] = []
+  /** how many literals the automaton covers (ids below this) */
+  covered = 0
+  /**
+   * The automaton's alphabet: each byte's class, 0 for every byte no literal holds (upper-case
+   * letters share their lower-case class). Few classes keep the transition table small enough to
+   * stay in the processor's cache.
+   */
+  private classOf = new Uint8Array(256)
+  private classes = 1
+  /** state × class → state (16 bits while there are few enough states) */
+  private delta: Uint16Array | Uint32Array = new Uint16Array(1)
+  /** per state, the bits (in ScannedInput's set) of the literals it completes */
+  private outputs: (number[] | undefined)[] = [undefined]
   private triesSinceBuild = 0
-  private readonly found = new Map<string, Uint8Array>()
 
-  register(literals: readonly string[]): number[] {
-    return literals.map((literal) => {
-      let id = this.idOf.get(literal)
-      if (id === undefined) {
-        id = this.literals.length
-        this.literals.push(literal)
-        this.idOf.set(literal, id)
-      }
-      return id
-    })
+  register(literal: string): number {
+    let id = this.idOf.get(literal)
+    if (id === undefined) {
+      id = this.literals.length
+      this.literals.push(literal)
+      this.idOf.set(literal, id)
+    }
+    return id
   }
 
-  anyPresent(lower: string, ids: readonly number[], literals: readonly string[]): boolean {
+  /** Whether `lower` contains a literal the automaton does not cover yet. */
+  searchUncovered(lower: string, id: number): boolean {
     if (this.covered < this.literals.length && ++this.triesSinceBuild >= REBUILD_AFTER) this.build()
-    let indexed = true
-    for (const id of ids) if (id >= this.covered) indexed = false
-    if (!indexed) {
-      for (const literal of literals) if (lower.includes(literal)) return true
-      return false
-    }
-    let found = this.found.get(lower)
-    if (found === undefined) {
-      if (this.found.size >= RECENT) this.found.clear()
-      found = this.scan(lower)
-      this.found.set(lower, found)
-    }
-    for (const id of ids) if (found[id] === 1) return true
-    return false
+    return lower.includes(this.literals[id]!)
   }
 
-  private scan(lower: string): Uint8Array {
-    const found = new Uint8Array(this.covered)
-    const { delta, outputs } = this
+  /** Sets in `found` (ScannedInput's set) the bit of each byte and covered literal of `binary`. */
+  scan(binary: string, found: Int32Array): void {
+    const { classOf, classes, delta, outputs } = this
     let state = 0
-    for (let i = 0; i < lower.length; i++) {
-      const c = lower.charCodeAt(i)
-      // Literals are ASCII: any other character leaves every partial match.
-      state = c < ALPHABET ? delta[state * ALPHABET + c]! : 0
+    for (let i = 0; i < binary.length; i++) {
+      const c = binary.charCodeAt(i)
+      // A character of no literal (every one above 0xff among them) leaves every partial match.
+      if (c > 0xff) {
+        state = 0
+        continue
+      }
+      found[c >> 5]! |= 1 << (c & 31)
+      state = delta[state * classes + classOf[c]!]!
       const out = outputs[state]
-      if (out !== undefined) for (const id of out) found[id] = 1
+      if (out !== undefined) for (const bit of out) found[bit >> 5]! |= 1 << (bit & 31)
     }
-    return found
   }
 
   private build(): void {
+    const classOf = new Uint8Array(256)
+    let classes = 1
+    for (const literal of this.literals) {
+      for (let i = 0; i < literal.length; i++) {
+        const c = literal.charCodeAt(i)
+        if (classOf[c] === 0) {
+          classOf[c] = classes++
+          if (c >= 97 && c <= 122) classOf[c - 32] = classOf[c]!
+        }
+      }
+    }
     // The trie of every literal, then breadth-first failure links folded into a full DFA.
-    const next: Int32Array[] = [new Int32Array(ALPHABET).fill(-1)]
+    const next: Int32Array[] = [new Int32Array(classes).fill(-1)]
     const own: number[][] = [[]]
     this.literals.forEach((literal, id) => {
       let state = 0
       for (let i = 0; i < literal.length; i++) {
-        const c = literal.charCodeAt(i)
+        const c = classOf[literal.charCodeAt(i)]!
         if (next[state]![c] === -1) {
           next[state]![c] = next.length
-          next.push(new Int32Array(ALPHABET).fill(-1))
+          next.push(new Int32Array(classes).fill(-1))
           own.push([])
         }
         state = next[state]![c]!
       }
       own[state]!.push(id)
     })
-    const delta = new Int32Array(next.length * ALPHABET)
+    const delta =
+      next.length <= 0x10000
+        ? new Uint16Array(next.length * classes)
+        : new Uint32Array(next.length * classes)
     const fail = new Int32Array(next.length)
     const outputs: (number[] | undefined)[] = new Array(next.length)
     const queue: number[] = []
-    for (let c = 0; c < ALPHABET; c++) {
+    for (let c = 1; c < classes; c++) {
       const child = next[0]![c]!
       delta[c] = child === -1 ? 0 : child
       if (child !== -1) queue.push(child)
@@ -245,26 +569,31 @@ class LiteralIndex {
     outputs[0] = undefined
     for (let head = 0; head < queue.length; head++) {
       const state = queue[head]!
-      const merged = [...own[state]!, ...(outputs[fail[state]!] ?? [])]
+      // The literals a state completes, as bits of ScannedInput's set.
+      const merged = [
+        ...own[state]!.map((id) => LITERAL_BASE + id),
+        ...(outputs[fail[state]!] ?? []),
+      ]
       outputs[state] = merged.length > 0 ? merged : undefined
-      for (let c = 0; c < ALPHABET; c++) {
+      // Class 0 (bytes of no literal) always returns to the root, which the zeroed table says.
+      for (let c = 1; c < classes; c++) {
         const child = next[state]![c]!
-        if (child === -1) delta[state * ALPHABET + c] = delta[fail[state]! * ALPHABET + c]!
+        if (child === -1) delta[state * classes + c] = delta[fail[state]! * classes + c]!
         else {
-          delta[state * ALPHABET + c] = child
-          fail[child] = delta[fail[state]! * ALPHABET + c]!
+          delta[state * classes + c] = child
+          fail[child] = delta[fail[state]! * classes + c]!
           queue.push(child)
         }
       }
     }
+    this.classOf = classOf
+    this.classes = classes
     this.delta = delta
     this.outputs = outputs
     this.covered = this.literals.length
     this.triesSinceBuild = 0
-    this.found.clear()
   }
 }
 
-const ALPHABET = 128
 const REBUILD_AFTER = 2000
 const LITERALS = new LiteralIndex()

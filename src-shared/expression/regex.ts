@@ -16,7 +16,7 @@
 
 import { RE2JS } from 're2js'
 import { bytesToText, utf8Bytes } from './bytes'
-import { prefilterOf } from './regex-prefilter'
+import { prefilterOf, scannedInput, type Prefilter, type ScannedInput } from './regex-prefilter'
 
 export const DEFAULT_REGEX_SIZE_LIMIT = 10 * (1 << 20)
 /** Approximate bytes per compiled NFA state, used to apply the vendor's size limit. */
@@ -38,6 +38,11 @@ export interface CompiledRegex {
   readonly groupCount: number
   /** unanchored search, as the vendor's `is_match` */
   test(binary: string): boolean
+  /**
+   * `test` on an input already scanned for the prefilter (shared by every pattern tried on the
+   * same value of a request).
+   */
+  testScanned(input: ScannedInput): boolean
   /**
    * Replaces the first (leftmost-first) match: `expand` receives the capture groups (binary
    * strings, index 0 the whole match) and returns the replacement bytes. Without a match the
@@ -1039,50 +1044,68 @@ export function compileRegex(pattern: string, sizeLimit = DEFAULT_REGEX_SIZE_LIM
   } catch (e) {
     throw translateRe2Error(e)
   }
-  const groupCount = re.groupCount()
-  // Most inputs contain none of the literals a match needs: they are refused without running
-  // the automaton.
-  const mayMatch = prefilterOf(tree) ?? (() => true)
-  const compiled: CompiledRegex = unicode
-    ? {
-        source: pattern,
-        unicode,
-        groupCount,
-        test: (binary) => mayMatch(binary) && re.test(bytesToText(binary)),
-        replaceFirst: (binary, expand) => {
-          const text = bytesToText(binary)
-          const m = re.exec(text)
-          if (!m) return binary
-          const groups = groupsOf(m).map((g) => (g === undefined ? undefined : utf8Bytes(g)))
-          const index = matchIndex(m)
-          const whole = groupsOf(m)[0] ?? ''
-          return (
-            utf8Bytes(text.slice(0, index)) +
-            expand(groups) +
-            utf8Bytes(text.slice(index + whole.length))
-          )
-        },
-      }
-    : {
-        source: pattern,
-        unicode,
-        groupCount,
-        test: (binary) => mayMatch(binary) && re.test(binary),
-        replaceFirst: (binary, expand) => {
-          const m = re.exec(binary)
-          if (!m) return binary
-          const groups = groupsOf(m)
-          const index = matchIndex(m)
-          const whole = groups[0] ?? ''
-          return binary.slice(0, index) + expand(groups) + binary.slice(index + whole.length)
-        },
-      }
+  const compiled = new Re2Regex(pattern, unicode, re, prefilterOf(tree, unicode))
   if (cache.size >= CACHE_LIMIT) {
     const first = cache.keys().next()
     if (!first.done) cache.delete(first.value)
   }
   cache.set(key, compiled)
   return compiled
+}
+
+/** A pattern on re2js, behind its prefilter. A class, so that calls to it stay monomorphic. */
+class Re2Regex implements CompiledRegex {
+  readonly groupCount: number
+
+  constructor(
+    readonly source: string,
+    readonly unicode: boolean,
+    private readonly re: RE2JS,
+    /** most inputs lack what a match needs: they are refused without running the automaton */
+    private readonly prefilter: Prefilter | undefined,
+  ) {
+    this.groupCount = re.groupCount()
+  }
+
+  test(binary: string): boolean {
+    return (
+      (this.prefilter === undefined || this.prefilter.admits(scannedInput(binary))) &&
+      this.run(binary)
+    )
+  }
+
+  testScanned(input: ScannedInput): boolean {
+    return (this.prefilter === undefined || this.prefilter.admits(input)) && this.run(input.binary)
+  }
+
+  replaceFirst(
+    binary: string,
+    expand: (groups: readonly (string | undefined)[]) => string,
+  ): string {
+    if (this.unicode) {
+      const text = bytesToText(binary)
+      const m = this.re.exec(text)
+      if (!m) return binary
+      const groups = groupsOf(m).map((g) => (g === undefined ? undefined : utf8Bytes(g)))
+      const index = matchIndex(m)
+      const whole = groupsOf(m)[0] ?? ''
+      return (
+        utf8Bytes(text.slice(0, index)) +
+        expand(groups) +
+        utf8Bytes(text.slice(index + whole.length))
+      )
+    }
+    const m = this.re.exec(binary)
+    if (!m) return binary
+    const groups = groupsOf(m)
+    const index = matchIndex(m)
+    const whole = groups[0] ?? ''
+    return binary.slice(0, index) + expand(groups) + binary.slice(index + whole.length)
+  }
+
+  private run(binary: string): boolean {
+    return this.re.test(this.unicode ? bytesToText(binary) : binary)
+  }
 }
 
 function groupsOf(m: unknown[]): (string | undefined)[] {
