@@ -24,8 +24,11 @@ import { committedWalEnd, type WalCursor } from './wal'
  */
 const BATCH_INTERVAL_MS = 20
 
-/** A snapshot is due when the log since the last one outgrows the database (or this floor). */
-const MIN_LOG_BYTES_PER_SNAPSHOT = 1 << 20
+/**
+ * A snapshot is due when the log since the last one outgrows the database (or this floor, so that
+ * a small database is not copied, and synced, at every checkpoint of a stream of small writes).
+ */
+const MIN_LOG_BYTES_PER_SNAPSHOT = 8 << 20
 
 function checkpointTruncating(db: Database.Database): void {
   db.pragma('wal_checkpoint(TRUNCATE)')

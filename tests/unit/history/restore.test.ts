@@ -103,9 +103,9 @@ describe('checkpoints', () => {
   it('restart the WAL: commits after one overwrite it and are archived once, crash or not', () => {
     const s = open()
     s.write(`CREATE TABLE t (n INTEGER PRIMARY KEY, pad BLOB)`)
-    // Enough for the checkpoint to take a snapshot too (the log outgrew 1 MB).
+    // Enough for the checkpoint to take a snapshot too (the log outgrew 8 MB).
     for (let n = 1; n <= 20; n++)
-      s.write(`INSERT INTO t VALUES (${n}, randomblob(60000))`, `row ${n}`)
+      s.write(`INSERT INTO t VALUES (${n}, randomblob(450000))`, `row ${n}`)
     s.history.checkpoint()
     expect(readdirSync(`${file}.history`).filter((name) => name.endsWith('.db'))).toHaveLength(2)
     const points = s.history.list().length
