@@ -58,6 +58,12 @@ interface Gathered {
 /** Which product a compiled zone runs: as the zone stands, or one of them alone. */
 type Variant = 'zone' | 'previous' | 'new'
 
+interface Compiled {
+  zone: CompiledZone
+  /** whether its entry point is the migration's configuration rather than the zone's own */
+  generated: boolean
+}
+
 const MANAGED_PHASE = PHASE_MANAGED as Phase
 
 /** The parts of a URL an event shows. */
@@ -77,7 +83,7 @@ function urlParts(request: SimulatedRequest): { host: string; path: string } {
 }
 
 export class Simulator {
-  private readonly compiled = new Map<string, { key: string; zone: CompiledZone }>()
+  private readonly compiled = new Map<string, { key: string; compiled: Compiled }>()
 
   constructor(
     private readonly zones: ZoneRegistry,
@@ -117,12 +123,12 @@ export class Simulator {
   }
 
   /** The compiled zone for its current configuration (compiled again only after a change). */
-  private async compiledZone(zoneId: string, variant: Variant = 'zone'): Promise<CompiledZone> {
+  private async compiledZone(zoneId: string, variant: Variant = 'zone'): Promise<Compiled> {
     const gathered = await this.gather(zoneId, variant)
     const key = createHash('sha1').update(JSON.stringify(gathered)).digest('hex')
     const cacheKey = `${zoneId}/${variant}`
     const cached = this.compiled.get(cacheKey)
-    if (cached?.key === key) return cached.zone
+    if (cached?.key === key) return cached.compiled
     const own = new Map(
       [...gathered.accountRulesets, ...gathered.zoneRulesets].map((r) => [r.id, r]),
     )
@@ -137,9 +143,12 @@ export class Simulator {
         this.catalog.resolve(id, version) ??
         (own.get(id)?.kind === 'custom' ? (own.get(id) as EngineRuleset) : undefined),
     }
-    const zone = compileZone(config)
-    this.compiled.set(cacheKey, { key, zone })
-    return zone
+    const compiled = {
+      zone: compileZone(config),
+      generated: gathered.generatedEntrypoint !== undefined,
+    }
+    this.compiled.set(cacheKey, { key, compiled })
+    return compiled
   }
 
   /** Runs `work` with a lookup in the credential database (only whole pairs count as exposed). */
@@ -164,9 +173,8 @@ export class Simulator {
     results: ComparedRequest[]
     newConfiguration: MigrationComparison['new_configuration']
   }> {
-    const previous = await this.compiledZone(zoneId, 'previous')
-    const gatheredNew = await this.gather(zoneId, 'new')
-    const next = await this.compiledZone(zoneId, 'new')
+    const { zone: previous } = await this.compiledZone(zoneId, 'previous')
+    const { zone: next, generated } = await this.compiledZone(zoneId, 'new')
     const at = this.now()
     const results = await this.withCredentials((credentials) =>
       requests.map((request, index): ComparedRequest => {
@@ -185,7 +193,7 @@ export class Simulator {
     )
     return {
       results,
-      newConfiguration: gatheredNew.generatedEntrypoint === undefined ? 'entrypoint' : 'generated',
+      newConfiguration: generated ? 'generated' : 'entrypoint',
     }
   }
 
@@ -195,7 +203,7 @@ export class Simulator {
     requests: readonly SimulatedRequest[],
     options: { trace?: boolean; record?: boolean } = {},
   ): Promise<Simulation[]> {
-    const zone = await this.compiledZone(zoneId)
+    const { zone } = await this.compiledZone(zoneId)
     const at = this.now()
     const simulations = await this.withCredentials((credentials) =>
       requests.map((request): Simulation => ({
