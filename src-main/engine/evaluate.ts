@@ -184,7 +184,9 @@ function runRuleset(
 ): void {
   let score = 0
   const skippedRules = skipped.rules.get(target.id)
-  for (const planned of target.rules) {
+  const { rules, requirements, firstRequirement } = target
+  for (let i = 0; i < rules.length; i++) {
+    const planned = rules[i]!
     const { rule, effective } = planned
     const node: TraceNode | undefined = parent
       ? {
@@ -210,7 +212,8 @@ function runRuleset(
       if (node) node.not_evaluated = 'skipped'
       continue
     }
-    let matched = planned.expression.evaluate(run.ctx)
+    let matched =
+      requirements.mayHold(firstRequirement + i, run.ctx) && planned.expression.evaluate(run.ctx)
     if (node) node.evaluated = true
     if (planned.score !== undefined) {
       if (matched) score += planned.score

@@ -8,6 +8,7 @@ import {
   compileCredentialExpression,
   PHASE_LEGACY_FIREWALL,
   PHASE_MANAGED,
+  RequirementTable,
   type CompiledExpression,
   type CompiledValueExpression,
 } from '@shared/expression'
@@ -18,21 +19,31 @@ import type { EngineFirewallRule, EngineRule, EngineRuleset, ZoneConfig } from '
 
 export const TERMINATING = new Set(['block', 'challenge', 'js_challenge', 'managed_challenge'])
 
-/** A rule of an executed ruleset, with its overrides resolved. */
+/**
+ * A rule of an executed ruleset, with its overrides resolved. Every planned rule has every
+ * property (undefined when it does not apply): a request reads them from hundreds of rules, and
+ * objects of one shape keep those reads cheap.
+ */
 export interface PlannedRule {
   rule: EngineRule
   expression: CompiledExpression
   effective: EffectiveRule
   /** what a match adds to the anomaly score (scoring rules) */
-  score?: number
-  credentials?: { username: CompiledValueExpression; password: CompiledValueExpression }
+  score: number | undefined
+  credentials: { username: CompiledValueExpression; password: CompiledValueExpression } | undefined
   /** headers a `rewrite` sets toward the origin */
-  headers?: Record<string, string>
+  headers: Record<string, string> | undefined
 }
 
 export interface PlannedRuleset {
   id: string
   rules: PlannedRule[]
+  /**
+   * The needs of the zone's rules, which rule out most of them on ordinary traffic without
+   * running them; this ruleset's rule i is expression `firstRequirement + i` of the table.
+   */
+  requirements: RequirementTable
+  firstRequirement: number
 }
 
 export interface PlannedSkip {
@@ -104,33 +115,40 @@ function rewriteHeaders(rule: EngineRule): Record<string, string> | undefined {
   )
 }
 
-function planRuleset(ruleset: EngineRuleset, overrides: Overrides | undefined): PlannedRuleset {
+function planRuleset(
+  ruleset: EngineRuleset,
+  overrides: Overrides | undefined,
+  requirements: RequirementTable,
+): PlannedRuleset {
+  const rules = ruleset.rules.map((rule): PlannedRule => {
+    const check = rule.exposed_credential_check
+    const increment = rule.action_parameters?.increment
+    return {
+      rule,
+      expression: compile(rule.expression, { phase: ruleset.phase }),
+      effective: resolveOverrides(rule, overrides),
+      score:
+        rule.action === 'score'
+          ? (rule.score ?? (typeof increment === 'number' ? increment : 0))
+          : undefined,
+      credentials:
+        check === undefined
+          ? undefined
+          : {
+              username: compileCredentialExpression(check.username_expression),
+              password: compileCredentialExpression(check.password_expression),
+            },
+      // An exposed-credentials rule overridden to `rewrite` still sets its header.
+      headers:
+        rewriteHeaders(rule) ??
+        (check === undefined ? undefined : { 'Exposed-Credential-Check': '1' }),
+    }
+  })
   return {
     id: ruleset.id,
-    rules: ruleset.rules.map((rule) => {
-      const check = rule.exposed_credential_check
-      const increment = rule.action_parameters?.increment
-      return {
-        rule,
-        expression: compile(rule.expression, { phase: ruleset.phase }),
-        effective: resolveOverrides(rule, overrides),
-        ...(rule.action === 'score'
-          ? { score: rule.score ?? (typeof increment === 'number' ? increment : 0) }
-          : {}),
-        ...(check === undefined
-          ? {}
-          : {
-              credentials: {
-                username: compileCredentialExpression(check.username_expression),
-                password: compileCredentialExpression(check.password_expression),
-              },
-            }),
-        // An exposed-credentials rule overridden to `rewrite` still sets its header.
-        headers:
-          rewriteHeaders(rule) ??
-          (check === undefined ? undefined : { 'Exposed-Credential-Check': '1' }),
-      }
-    }),
+    rules,
+    requirements,
+    firstRequirement: requirements.add(rules.map((planned) => planned.expression.needs)),
   }
 }
 
@@ -143,7 +161,11 @@ function planSkip(parameters: Record<string, unknown> | undefined): PlannedSkip 
   }
 }
 
-function planLevel(ruleset: EngineRuleset, config: ZoneConfig): PlannedLevel {
+function planLevel(
+  ruleset: EngineRuleset,
+  config: ZoneConfig,
+  requirements: RequirementTable,
+): PlannedLevel {
   return {
     ruleset,
     entries: ruleset.rules.map((rule) => {
@@ -159,7 +181,11 @@ function planLevel(ruleset: EngineRuleset, config: ZoneConfig): PlannedLevel {
           typeof parameters.version === 'string' ? parameters.version : undefined,
         )
         if (target !== undefined) {
-          entry.target = planRuleset(target, parameters.overrides as Overrides | undefined)
+          entry.target = planRuleset(
+            target,
+            parameters.overrides as Overrides | undefined,
+            requirements,
+          )
         }
       }
       if (rule.action === 'skip') entry.skip = planSkip(parameters)
@@ -169,6 +195,7 @@ function planLevel(ruleset: EngineRuleset, config: ZoneConfig): PlannedLevel {
 }
 
 export function planZone(config: ZoneConfig): Plan {
+  const requirements = new RequirementTable()
   return {
     firewallRules: orderFirewallRules(config.firewallRules).map((rule) => ({
       rule,
@@ -179,7 +206,7 @@ export function planZone(config: ZoneConfig): Plan {
         ? []
         : [config.accountEntrypoint, config.zoneEntrypoint]
             .filter((ruleset) => ruleset !== undefined)
-            .map((ruleset) => planLevel(ruleset, config)),
+            .map((ruleset) => planLevel(ruleset, config, requirements)),
     ...(config.previousWaf === undefined
       ? {}
       : { previousWaf: planPreviousWaf(config.previousWaf) }),

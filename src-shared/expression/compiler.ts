@@ -31,6 +31,7 @@ import { compareIp, IpRangeSet } from './ip'
 import { ipSetItemRange } from './lexer'
 import { literalType, literalValue, parse, parseValue, type ParseOptions } from './parser'
 import { compileRegex } from './regex'
+import { needsOfAll, needsOfAny, type Needs } from './requirement'
 import { WAF_SCHEME, type Scheme } from './scheme'
 import { SharedValues } from './shared-value'
 import type { IpAddress, Type, Value } from './types'
@@ -64,6 +65,8 @@ export interface CompiledExpression {
   readonly warnings: readonly CheckWarning[]
   /** the folded result when the expression does not depend on the request */
   readonly constant: boolean | undefined
+  /** patterns the expression cannot be true without (see RequirementTable) */
+  readonly needs?: Needs
   evaluate(ctx: EvaluationContext): boolean
 }
 
@@ -81,7 +84,13 @@ type VecFn = (ctx: EvaluationContext) => boolean[]
 type ValFn = (ctx: EvaluationContext) => Value | undefined
 
 type CompiledLogical =
-  | { readonly kind: 'one'; readonly fn: BoolFn; readonly constant?: boolean }
+  | {
+      readonly kind: 'one'
+      readonly fn: BoolFn
+      readonly constant?: boolean
+      /** what the condition needs of a request to be true (requirement.ts) */
+      readonly needs?: Needs
+    }
   | { readonly kind: 'vec'; readonly fn: VecFn }
 
 interface CompiledValue {
@@ -520,6 +529,7 @@ class Compiler {
           const input = source.scanned(ctx)
           return input !== undefined && re.testScanned(input)
         },
+        ...(re.gate === undefined ? {} : { needs: [{ source, elements: false, gate: re.gate }] }),
       }
     }
     const fast =
@@ -713,6 +723,11 @@ class Compiler {
       const re = compileRegex(node.op.rhs.pattern)
       const container: IndexNode = { ...node.lhs, indexes: steps.slice(0, -1) }
       const source = this.shared.of(valueKey(container), this.indexValue(container).fn)
+      // Only `any(x[*] matches …)` needs a match: `all()` of no elements is true.
+      const needs =
+        stopOn && !all && re.gate !== undefined
+          ? { needs: [{ source, elements: true, gate: re.gate }] }
+          : {}
       return {
         kind: 'one',
         fn: (ctx) => {
@@ -720,6 +735,7 @@ class Compiler {
             if (re.testScanned(input) === stopOn) return !all
           return all
         },
+        ...needs,
       }
     }
     const pred = this.predicate(node)
@@ -840,37 +856,44 @@ class Compiler {
       }
     }
     const isAnd = n.op === 'and'
-    const rest: BoolFn[] = []
+    const live: Extract<CompiledLogical, { kind: 'one' }>[] = []
     for (const i of ones) {
-      if (i.constant === undefined) rest.push(i.fn)
+      if (i.constant === undefined) live.push(i)
       else if (i.constant !== isAnd) return constOne(!isAnd)
     }
-    if (rest.length === 0) return constOne(isAnd)
-    if (rest.length === 1) return { kind: 'one', fn: rest[0] as BoolFn }
-    if (rest.length === 2) {
-      const [a, b] = rest as [BoolFn, BoolFn]
-      return { kind: 'one', fn: isAnd ? (ctx) => a(ctx) && b(ctx) : (ctx) => a(ctx) || b(ctx) }
-    }
-    if (rest.length === 3) {
-      const [a, b, c] = rest as [BoolFn, BoolFn, BoolFn]
-      return {
-        kind: 'one',
-        fn: isAnd ? (ctx) => a(ctx) && b(ctx) && c(ctx) : (ctx) => a(ctx) || b(ctx) || c(ctx),
-      }
-    }
+    if (live.length === 0) return constOne(isAnd)
+    if (live.length === 1) return live[0]!
+    const needs = (isAnd ? needsOfAll : needsOfAny)(live.map((i) => i.needs))
     return {
       kind: 'one',
-      fn: isAnd
-        ? (ctx) => {
-            for (const f of rest) if (!f(ctx)) return false
-            return true
-          }
-        : (ctx) => {
-            for (const f of rest) if (f(ctx)) return true
-            return false
-          },
+      fn: shortCircuit(
+        live.map((i) => i.fn),
+        isAnd,
+      ),
+      ...(needs === undefined ? {} : { needs }),
     }
   }
+}
+
+/** `and` / `or` of conditions, evaluated left to right until one decides. */
+function shortCircuit(rest: readonly BoolFn[], isAnd: boolean): BoolFn {
+  if (rest.length === 2) {
+    const [a, b] = rest as [BoolFn, BoolFn]
+    return isAnd ? (ctx) => a(ctx) && b(ctx) : (ctx) => a(ctx) || b(ctx)
+  }
+  if (rest.length === 3) {
+    const [a, b, c] = rest as [BoolFn, BoolFn, BoolFn]
+    return isAnd ? (ctx) => a(ctx) && b(ctx) && c(ctx) : (ctx) => a(ctx) || b(ctx) || c(ctx)
+  }
+  return isAnd
+    ? (ctx) => {
+        for (const f of rest) if (!f(ctx)) return false
+        return true
+      }
+    : (ctx) => {
+        for (const f of rest) if (f(ctx)) return true
+        return false
+      }
 }
 
 function setPredicate(set: SetNode): (v: Value) => boolean {
@@ -999,6 +1022,7 @@ export function compileExpression(
     lists: checked.lists,
     warnings: checked.warnings,
     constant: c.constant,
+    ...(c.needs === undefined ? {} : { needs: c.needs }),
     evaluate: c.fn,
   }
 }

@@ -183,50 +183,54 @@ function hexVal(c: number): number {
   return -1
 }
 
+// Runs of plain bytes are copied whole (one slice per run, not one concatenation per byte).
 function urlDecodeOnce(s: string, unicode: boolean): string {
   if (s.indexOf('%') < 0 && s.indexOf('+') < 0) return s
   let out = ''
+  let run = 0
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i)
+    if (c !== 43 && c !== 37) continue
     if (c === 43) {
-      out += ' '
+      out += s.slice(run, i) + ' '
+      run = i + 1
       continue
     }
-    if (c === 37) {
-      const h1 = hexVal(s.charCodeAt(i + 1))
-      const h2 = hexVal(s.charCodeAt(i + 2))
-      if (h1 >= 0 && h2 >= 0) {
-        out += String.fromCharCode(h1 * 16 + h2)
-        i += 2
-        continue
-      }
-      const u = s.charCodeAt(i + 1)
-      if (unicode && (u === 117 || u === 85)) {
-        const hex = s.slice(i + 2, i + 6)
-        if (/^[0-9a-fA-F]{4}$/.test(hex)) {
-          let cp = parseInt(hex, 16)
-          let consumed = 6
-          if (
-            cp >= 0xd800 &&
-            cp <= 0xdbff &&
-            s[i + 6] === '%' &&
-            /^[uU][0-9a-fA-F]{4}$/.test(s.slice(i + 7, i + 12))
-          ) {
-            const lo = parseInt(s.slice(i + 8, i + 12), 16)
-            if (lo >= 0xdc00 && lo <= 0xdfff) {
-              cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00)
-              consumed = 12
-            }
+    const h1 = hexVal(s.charCodeAt(i + 1))
+    const h2 = hexVal(s.charCodeAt(i + 2))
+    if (h1 >= 0 && h2 >= 0) {
+      out += s.slice(run, i) + String.fromCharCode(h1 * 16 + h2)
+      i += 2
+      run = i + 1
+      continue
+    }
+    const u = s.charCodeAt(i + 1)
+    if (unicode && (u === 117 || u === 85)) {
+      const hex = s.slice(i + 2, i + 6)
+      if (/^[0-9a-fA-F]{4}$/.test(hex)) {
+        let cp = parseInt(hex, 16)
+        let consumed = 6
+        if (
+          cp >= 0xd800 &&
+          cp <= 0xdbff &&
+          s[i + 6] === '%' &&
+          /^[uU][0-9a-fA-F]{4}$/.test(s.slice(i + 7, i + 12))
+        ) {
+          const lo = parseInt(s.slice(i + 8, i + 12), 16)
+          if (lo >= 0xdc00 && lo <= 0xdfff) {
+            cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00)
+            consumed = 12
           }
-          out += utf8Bytes(String.fromCodePoint(cp >= 0xd800 && cp <= 0xdfff ? 0xfffd : cp))
-          i += consumed - 1
-          continue
         }
+        out +=
+          s.slice(run, i) +
+          utf8Bytes(String.fromCodePoint(cp >= 0xd800 && cp <= 0xdfff ? 0xfffd : cp))
+        i += consumed - 1
+        run = i + 1
       }
     }
-    out += s[i]
   }
-  return out
+  return out + s.slice(run)
 }
 
 export function urlDecode(s: string, options = ''): string {

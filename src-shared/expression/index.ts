@@ -104,6 +104,7 @@ export {
 export { bytesToText, utf8Bytes, fromUint8Array, toUint8Array } from './bytes'
 export { formatIp, parseIp } from './ip'
 export { compileRegex, RegexSyntaxError, type CompiledRegex } from './regex'
+export { RequirementTable, type Need, type Needs } from './requirement'
 export { compileWildcard, type CompiledWildcard } from './wildcard'
 
 import { compileValue, type CompileOptions, type CompiledValueExpression } from './compiler'

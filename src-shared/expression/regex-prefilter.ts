@@ -218,7 +218,8 @@ function analyze(node: RegexNode, unicode: boolean): Info {
 const LITERAL_BASE = 256
 
 /** Some atom of the clause occurs: its atoms as bits of an input's set. */
-class Clause {
+/** Atoms of which an input must contain one (a disjunction of literals and bytes). */
+export class Clause {
   /** (word, bits) pairs */
   readonly pairs: Int32Array
   /** the literals' largest id (-1 without any) */
@@ -350,7 +351,8 @@ function gateOf(condition: Condition): Clause | undefined {
  */
 export class Prefilter {
   constructor(
-    private readonly gate: Clause,
+    /** a clause every admitted input meets, tested first */
+    readonly gate: Clause,
     /** the whole condition; undefined when the gate is all of it */
     private readonly check: Check | undefined,
   ) {}
@@ -400,6 +402,22 @@ export class ScannedInput {
     return this
   }
 
+  /**
+   * What the input contains, as the bits clauses test (`pairs`): scanned if it was not, and again
+   * if the automaton has since come to cover literal `maxLiteral`. Literals from `covered` on are
+   * not among the bits.
+   */
+  bitsCovering(maxLiteral: number): Int32Array {
+    if (!this.scanned || (maxLiteral >= this.covered && LITERALS.covered > this.covered))
+      this.scan()
+    return this.found
+  }
+
+  /** how many literals the last scan covered (ids below this have their bit) */
+  get coveredLiterals(): number {
+    return this.covered
+  }
+
   /** Whether some atom of the clause occurs in the input. */
   hasAny(clause: Clause): boolean {
     if (!this.scanned) this.scan()
@@ -443,11 +461,11 @@ export class ScannedInput {
 
 // Recently scanned inputs: a request's values are each tried by many patterns in turn, and some
 // are equal (a query and its decoded form when there is nothing to decode). A ring of inputs,
-// reused oldest first, large enough for the values of a request; every entry of the map is the
-// input of its own key.
-const RECENT = 256
-const recentRing: ScannedInput[] = []
-const recentByBinary = new Map<string, ScannedInput>()
+// reused oldest first, large enough for the values a request scans. It is searched by comparing
+// strings rather than through a map: a request's values are new strings, and hashing each one to
+// look it up would read it whole, as scanning it does.
+const RECENT = 32
+const recent: ScannedInput[] = []
 let recentNext = 0
 
 /**
@@ -455,14 +473,13 @@ let recentNext = 0
  * `binary` until RECENT other values have been asked for (check its `binary` before reusing it).
  */
 export function scannedInput(binary: string): ScannedInput {
-  let input = recentByBinary.get(binary)
-  if (input === undefined) {
-    input = recentRing[recentNext] ??= new ScannedInput()
-    recentNext = (recentNext + 1) % RECENT
-    if (recentByBinary.get(input.binary) === input) recentByBinary.delete(input.binary)
-    recentByBinary.set(binary, input.reset(binary))
+  for (let i = 0; i < recent.length; i++) {
+    const input = recent[i]!
+    if (input.binary === binary) return input
   }
-  return input
+  const input = (recent[recentNext] ??= new ScannedInput())
+  recentNext = (recentNext + 1) % RECENT
+  return input.reset(binary)
 }
 
 /**
@@ -488,8 +505,13 @@ class LiteralIndex {
   private classes = 1
   /** state × class → state (16 bits while there are few enough states) */
   private delta: Uint16Array | Uint32Array = new Uint16Array(1)
-  /** per state, the bits (in ScannedInput's set) of the literals it completes */
-  private outputs: (number[] | undefined)[] = [undefined]
+  /**
+   * The literals each state completes, as (word, bits) pairs of ScannedInput's set: state s's
+   * pairs are `outputPairs[outputStarts[s]]` up to `outputPairs[outputStarts[s + 1]]` (flat
+   * arrays: a scan reads them for most bytes, and nested arrays cost a load each).
+   */
+  private outputStarts = new Uint32Array(2)
+  private outputPairs = new Int32Array(0)
   private triesSinceBuild = 0
 
   register(literal: string): number {
@@ -502,6 +524,11 @@ class LiteralIndex {
     return id
   }
 
+  /** Rebuilds the automaton now if some registered literal is not covered yet. */
+  coverAll(): void {
+    if (this.covered < this.literals.length) this.build()
+  }
+
   /** Whether `lower` contains a literal the automaton does not cover yet. */
   searchUncovered(lower: string, id: number): boolean {
     if (this.covered < this.literals.length && ++this.triesSinceBuild >= REBUILD_AFTER) this.build()
@@ -510,7 +537,7 @@ class LiteralIndex {
 
   /** Sets in `found` (ScannedInput's set) the bit of each byte and covered literal of `binary`. */
   scan(binary: string, found: Int32Array): void {
-    const { classOf, classes, delta, outputs } = this
+    const { classOf, classes, delta, outputStarts, outputPairs } = this
     let state = 0
     for (let i = 0; i < binary.length; i++) {
       const c = binary.charCodeAt(i)
@@ -521,8 +548,9 @@ class LiteralIndex {
       }
       found[c >> 5]! |= 1 << (c & 31)
       state = delta[state * classes + classOf[c]!]!
-      const out = outputs[state]
-      if (out !== undefined) for (const bit of out) found[bit >> 5]! |= 1 << (bit & 31)
+      const end = outputStarts[state + 1]!
+      for (let k = outputStarts[state]!; k < end; k += 2)
+        found[outputPairs[k]!]! |= outputPairs[k + 1]!
     }
   }
 
@@ -589,7 +617,16 @@ class LiteralIndex {
     this.classOf = classOf
     this.classes = classes
     this.delta = delta
-    this.outputs = outputs
+    this.outputStarts = new Uint32Array(next.length + 1)
+    const pairs: number[] = []
+    for (let state = 0; state < next.length; state++) {
+      this.outputStarts[state] = pairs.length
+      const words = new Map<number, number>()
+      for (const bit of outputs[state] ?? []) addBit(words, bit)
+      for (const [word, bits] of words) pairs.push(word, bits)
+    }
+    this.outputStarts[next.length] = pairs.length
+    this.outputPairs = Int32Array.from(pairs)
     this.covered = this.literals.length
     this.triesSinceBuild = 0
   }
@@ -597,3 +634,11 @@ class LiteralIndex {
 
 const REBUILD_AFTER = 2000
 const LITERALS = new LiteralIndex()
+
+/**
+ * Makes the automaton cover every pattern compiled so far, for callers about to test many of
+ * them on many inputs (a ruleset's plan), rather than waiting for enough tries to rebuild it.
+ */
+export function coverRegisteredLiterals(): void {
+  LITERALS.coverAll()
+}

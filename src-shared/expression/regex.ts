@@ -16,7 +16,13 @@
 
 import { RE2JS } from 're2js'
 import { bytesToText, utf8Bytes } from './bytes'
-import { prefilterOf, scannedInput, type Prefilter, type ScannedInput } from './regex-prefilter'
+import {
+  prefilterOf,
+  scannedInput,
+  type Clause,
+  type Prefilter,
+  type ScannedInput,
+} from './regex-prefilter'
 
 export const DEFAULT_REGEX_SIZE_LIMIT = 10 * (1 << 20)
 /** Approximate bytes per compiled NFA state, used to apply the vendor's size limit. */
@@ -36,6 +42,8 @@ export interface CompiledRegex {
   readonly source: string
   readonly unicode: boolean
   readonly groupCount: number
+  /** literals and bytes of which every match contains one (undefined: nothing is known) */
+  readonly gate: Clause | undefined
   /** unanchored search, as the vendor's `is_match` */
   test(binary: string): boolean
   /**
@@ -1065,6 +1073,10 @@ class Re2Regex implements CompiledRegex {
     private readonly prefilter: Prefilter | undefined,
   ) {
     this.groupCount = re.groupCount()
+  }
+
+  get gate(): Clause | undefined {
+    return this.prefilter?.gate
   }
 
   test(binary: string): boolean {
