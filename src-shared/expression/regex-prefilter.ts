@@ -505,12 +505,14 @@ class LiteralIndex {
   private classes = 1
   /** state × class → state (16 bits while there are few enough states) */
   private delta: Uint16Array | Uint32Array = new Uint16Array(1)
+  /** states from this number on complete literals */
+  private firstOutputState = 1
   /**
-   * The literals each state completes, as (word, bits) pairs of ScannedInput's set: state s's
-   * pairs are `outputPairs[outputStarts[s]]` up to `outputPairs[outputStarts[s + 1]]` (flat
-   * arrays: a scan reads them for most bytes, and nested arrays cost a load each).
+   * The literals each such state completes, as (word, bits) pairs of ScannedInput's set: state
+   * s's pairs are `outputPairs[outputStarts[s - firstOutputState]]` up to the next state's (flat
+   * arrays: nested ones cost a load each).
    */
-  private outputStarts = new Uint32Array(2)
+  private outputStarts = new Uint32Array(1)
   private outputPairs = new Int32Array(0)
   private triesSinceBuild = 0
 
@@ -537,7 +539,7 @@ class LiteralIndex {
 
   /** Sets in `found` (ScannedInput's set) the bit of each byte and covered literal of `binary`. */
   scan(binary: string, found: Int32Array): void {
-    const { classOf, classes, delta, outputStarts, outputPairs } = this
+    const { classOf, classes, delta, firstOutputState, outputStarts, outputPairs } = this
     let state = 0
     for (let i = 0; i < binary.length; i++) {
       const c = binary.charCodeAt(i)
@@ -548,8 +550,9 @@ class LiteralIndex {
       }
       found[c >> 5]! |= 1 << (c & 31)
       state = delta[state * classes + classOf[c]!]!
-      const end = outputStarts[state + 1]!
-      for (let k = outputStarts[state]!; k < end; k += 2)
+      if (state < firstOutputState) continue
+      const end = outputStarts[state - firstOutputState + 1]!
+      for (let k = outputStarts[state - firstOutputState]!; k < end; k += 2)
         found[outputPairs[k]!]! |= outputPairs[k + 1]!
     }
   }
@@ -614,19 +617,33 @@ class LiteralIndex {
         }
       }
     }
-    this.classOf = classOf
-    this.classes = classes
-    this.delta = delta
-    this.outputStarts = new Uint32Array(next.length + 1)
+    // States are renumbered so that those completing literals come last: a scan then tells them
+    // by their number alone, without reading anything for the other bytes.
+    const states = next.length
+    const order = [...Array(states).keys()].sort(
+      (a, b) => Number(outputs[a] !== undefined) - Number(outputs[b] !== undefined) || a - b,
+    )
+    const renumbered = new Uint32Array(states)
+    order.forEach((state, id) => (renumbered[state] = id))
+    const table = delta.slice()
+    for (let state = 0; state < states; state++)
+      for (let c = 0; c < classes; c++)
+        table[renumbered[state]! * classes + c] = renumbered[delta[state * classes + c]!]!
+    const firstOutput = order.findIndex((state) => outputs[state] !== undefined)
+    this.firstOutputState = firstOutput < 0 ? states : firstOutput
+    this.outputStarts = new Uint32Array(states - this.firstOutputState + 1)
     const pairs: number[] = []
-    for (let state = 0; state < next.length; state++) {
-      this.outputStarts[state] = pairs.length
+    for (let id = this.firstOutputState; id < states; id++) {
+      this.outputStarts[id - this.firstOutputState] = pairs.length
       const words = new Map<number, number>()
-      for (const bit of outputs[state] ?? []) addBit(words, bit)
+      for (const bit of outputs[order[id]!]!) addBit(words, bit)
       for (const [word, bits] of words) pairs.push(word, bits)
     }
-    this.outputStarts[next.length] = pairs.length
+    this.outputStarts[states - this.firstOutputState] = pairs.length
     this.outputPairs = Int32Array.from(pairs)
+    this.classOf = classOf
+    this.classes = classes
+    this.delta = table
     this.covered = this.literals.length
     this.triesSinceBuild = 0
   }

@@ -23,6 +23,7 @@ import {
   type Prefilter,
   type ScannedInput,
 } from './regex-prefilter'
+import { shortcutOf } from './regex-shortcuts'
 
 export const DEFAULT_REGEX_SIZE_LIMIT = 10 * (1 << 20)
 /** Approximate bytes per compiled NFA state, used to apply the vendor's size limit. */
@@ -1030,6 +1031,11 @@ function translateRe2Error(e: unknown): RegexSyntaxError {
   return new RegexSyntaxError(`regex parse error: ${msg.replace(/^error parsing regexp: /, '')}`)
 }
 
+/** The syntax tree of a pattern of the vendor's dialect (throws RegexSyntaxError). */
+export function parseRegex(pattern: string): RegexNode {
+  return new Parser(pattern).parse()
+}
+
 /**
  * Compiles a pattern of the vendor's dialect (cached by pattern text and size limit). Throws
  * RegexSyntaxError with a one-line version of the vendor's message.
@@ -1052,7 +1058,13 @@ export function compileRegex(pattern: string, sizeLimit = DEFAULT_REGEX_SIZE_LIM
   } catch (e) {
     throw translateRe2Error(e)
   }
-  const compiled = new Re2Regex(pattern, unicode, re, prefilterOf(tree, unicode))
+  const compiled = new Re2Regex(
+    pattern,
+    unicode,
+    re,
+    prefilterOf(tree, unicode),
+    unicode ? undefined : shortcutOf(tree),
+  )
   if (cache.size >= CACHE_LIMIT) {
     const first = cache.keys().next()
     if (!first.done) cache.delete(first.value)
@@ -1071,6 +1083,8 @@ class Re2Regex implements CompiledRegex {
     private readonly re: RE2JS,
     /** most inputs lack what a match needs: they are refused without running the automaton */
     private readonly prefilter: Prefilter | undefined,
+    /** an exact one-pass test for the shapes regex-shortcuts.ts knows */
+    private readonly shortcut: ((binary: string) => boolean) | undefined,
   ) {
     this.groupCount = re.groupCount()
   }
@@ -1116,6 +1130,7 @@ class Re2Regex implements CompiledRegex {
   }
 
   private run(binary: string): boolean {
+    if (this.shortcut !== undefined) return this.shortcut(binary)
     return this.re.test(this.unicode ? bytesToText(binary) : binary)
   }
 }
