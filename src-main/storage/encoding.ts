@@ -41,15 +41,21 @@ export function deserializeValue(bytes: Buffer, start = 0, end = bytes.length): 
 
 /**
  * Reads `count` values stored back to back in `bytes`, telling where each ends from its own
- * encoding; null if one of them is not a common value (whose end only V8 could tell).
+ * encoding; null if one of them is not a common value (whose end only V8 could tell). `lengths`,
+ * if given, receives each value's length in bytes.
  */
-export function deserializeBackToBack(bytes: Buffer, count: number): unknown[] | null {
+export function deserializeBackToBack(
+  bytes: Buffer,
+  count: number,
+  lengths?: number[],
+): unknown[] | null {
   const values = new Array<unknown>(count)
   let offset = 0
   for (let i = 0; i < count; i++) {
     const value = decodeNextCommonValue(bytes, offset)
     if (value === NOT_COMMON) return null
     values[i] = value
+    lengths?.push(decodedEnd() - offset)
     offset = decodedEnd()
   }
   return offset === bytes.length ? values : null

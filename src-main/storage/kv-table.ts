@@ -263,7 +263,9 @@ function listStatement(
 
 const repeat = (sql: string, times: number): string => Array<string>(times).fill(sql).join(', ')
 
-// The next page of an ascending listing starts just past the last key; of a descending one, it
-// ends (exclusively) at the last key.
-const nextFrom = (lastKey: Buffer, reverse: boolean): Buffer =>
+/**
+ * Where the page after one ending at `lastKey` starts: an ascending listing goes on just past
+ * the last key, a descending one ends (exclusively) at it.
+ */
+export const nextFrom = (lastKey: Buffer, reverse: boolean): Buffer =>
   reverse ? lastKey : Buffer.concat([lastKey, Buffer.from([0])])

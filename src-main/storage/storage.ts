@@ -12,6 +12,7 @@ import {
 } from './encoding'
 import { InputGate, OutputGate } from './gates'
 import type { History, HistoryPoint } from './history'
+import { KvMirror, KvMirrorLoader, MIRROR_BUDGET_BYTES } from './kv-mirror'
 import { KvTable, LIST_PAGE_ROWS } from './kv-table'
 import { checkKey, checkKeyCount, checkSerializedValue } from './limits'
 import { compileListOptions, type KeyRange, type ListOptions } from './list-options'
@@ -87,6 +88,8 @@ interface PendingCommit {
 export class Storage implements TransactionScope {
   private readonly kvTable: KvTable
   private readonly cache = new ReadCache(CACHE_BUDGET_BYTES)
+  /** All of `_cf_KV` once a listing has read it whole, serving the listings after; see KvMirror. */
+  private kvMirror: KvMirror | null = null
   /**
    * Key-value writes of the open transaction not yet given to SQLite (null: deleted). They reach
    * it in batches, at commit or before anything that reads or rolls back SQLite.
@@ -165,6 +168,7 @@ export class Storage implements TransactionScope {
     this.discardPendingWrites()
     // The runtime always confirms deleteAll, whatever allowUnconfirmed says.
     this.write({ ...options, allowUnconfirmed: false }, () => {
+      this.kvMirror = null
       if (this.config.backend === 'kv') this.kvTable.clear()
       else this.dropEverything()
       this.cache.clear()
@@ -356,6 +360,7 @@ export class Storage implements TransactionScope {
     if (this.broken) return
     this.broken = error
     this.discardPendingWrites()
+    this.kvMirror = null
     if (this.connection.inTransaction) this.connection.exec('ROLLBACK')
     this.pending?.reject(error)
     this.pending = null
@@ -477,16 +482,24 @@ export class Storage implements TransactionScope {
     if (overlay !== null && overlay.writes.size > 0)
       return this.listWithOverlay(overlay, range, options)
     this.flushWrites()
-    // Page by page, so that a limit reads no more rows than it returns.
     let remaining = range.limit ?? Infinity
-    let from: Buffer | null = null
     const add = (key: string, value: unknown): void => void found.set(key, value)
+    if (this.kvMirror !== null) {
+      this.kvMirror.visit(range, null, remaining, add)
+      return found
+    }
+    // A listing of the whole table reads every row anyway: it keeps them for the next listings.
+    const whole = range.start.length === 0 && range.end === null && range.limit === null
+    const loader = whole ? new KvMirrorLoader() : null
+    // Page by page, so that a limit reads no more rows than it returns.
+    let from: Buffer | null = null
     do {
       const rows = Math.min(remaining, LIST_PAGE_ROWS)
-      const page = this.readPage(range, from, rows, add)
+      const page = this.readPage(range, from, rows, add, loader)
       remaining -= page.count
       from = page.next
     } while (from !== null && remaining > 0)
+    if (loader !== null) this.kvMirror = loader.finish(range.reverse)
     return found
   }
 
@@ -609,20 +622,30 @@ export class Storage implements TransactionScope {
     },
   }
 
-  /** Reads a page of the range, handing each pair to `visit`; says how many and where next. */
+  /**
+   * Reads a page of the range, handing each pair to `visit`; says how many and where next.
+   * `loader` takes in the page's rows too.
+   */
   private readPage(
     range: KeyRange,
     from: Buffer | null,
     rows: number,
     visit: (key: string, value: unknown) => void,
+    loader: KvMirrorLoader | null = null,
   ): { count: number; next: Buffer | null } {
     this.assertUsable()
     this.flushWrites()
+    if (this.kvMirror !== null) return this.kvMirror.visit(range, from, rows, visit)
     let page = this.kvTable.listPage(range, from, rows, false)
-    let values = page.lengths === null ? deserializeBackToBack(page.values, page.keys.length) : null
-    if (values === null) {
+    const lengths = loader === null ? undefined : []
+    let values =
+      page.lengths === null ? deserializeBackToBack(page.values, page.keys.length, lengths) : null
+    if (values !== null) {
+      loader?.addDecoded(page.keys, values, lengths ?? [])
+    } else {
       if (page.lengths === null) page = this.kvTable.listPage(range, from, rows, true)
       values = deserializeEach(page.values, page.lengths ?? [])
+      loader?.addStored(page.keys, page.values, page.lengths ?? [])
     }
     const { keys } = page
     for (let i = 0; i < keys.length; i++) visit(keys[i] as string, values[i])
@@ -693,6 +716,10 @@ export class Storage implements TransactionScope {
     } catch (error) {
       throw this.breakOn(error)
     }
+    if (this.kvMirror !== null) {
+      this.kvMirror.apply(writes)
+      if (this.kvMirror.estimatedBytes > MIRROR_BUDGET_BYTES) this.kvMirror = null
+    }
     const uncached = this.uncachedWrites
     for (const [key, bytes] of writes) {
       if (uncached.size > 0 && uncached.has(key)) this.cache.delete(key)
@@ -723,7 +750,7 @@ export class Storage implements TransactionScope {
     const cached = this.cache.get(key)
     if (cached !== undefined) return cached
     const bytes = this.kvTable.get(key) ?? null
-    if (!options?.noCache) this.cache.set(key, bytes)
+    if (!options?.noCache && this.cache.admitRead(key)) this.cache.set(key, bytes)
     return bytes
   }
 
@@ -790,6 +817,7 @@ export class Storage implements TransactionScope {
       /CONSTRAINT/.test(message) ? CONSTRAINT_RESET_PREFIX + message : message,
     )
     this.discardPendingWrites()
+    this.kvMirror = null
     if (this.connection.inTransaction) this.connection.exec('ROLLBACK')
     this.broken = failure
     this.pending?.reject(failure)
@@ -847,6 +875,7 @@ export class Storage implements TransactionScope {
     this.discardPendingWrites()
     this.connection.exec(`ROLLBACK TO ${savepoint}`)
     this.cache.clear()
+    this.kvMirror = null
     this.kvTable.refresh()
     this.alarm = undefined
   }

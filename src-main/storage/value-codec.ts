@@ -486,3 +486,28 @@ export function decodeNextCommonValue(bytes: Buffer, start: number): unknown {
 export function decodedEnd(): number {
   return reader.decodedEnd
 }
+
+/**
+ * A fresh copy of a value decodeCommonValue() returned, the same as decoding its bytes again:
+ * such a value is a tree of plain objects, dense arrays, Dates and primitives. Strings are
+ * immutable, so the copy shares them. An object is copied by spreading, which defines the
+ * properties as V8's deserializer does (and takes the source's exact size, cheaper to allocate
+ * and collect); then its nested objects are copied in turn.
+ */
+export function copyCommonValue(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value
+  if (Array.isArray(value)) {
+    const copy: unknown[] = []
+    for (let i = 0; i < value.length; i++) copy.push(copyCommonValue(value[i]))
+    return copy
+  }
+  if (value instanceof Date) return new Date(value.getTime())
+  const copy: Record<string, unknown> = { ...(value as Record<string, unknown>) }
+  const keys = Object.keys(copy)
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string
+    const item = copy[key]
+    if (typeof item === 'object' && item !== null) copy[key] = copyCommonValue(item)
+  }
+  return copy
+}

@@ -43,44 +43,63 @@ interface CompiledStatement {
 
 const NO_ROWS: SqlValue[][] = []
 
+/** A query string, split and checked once: what every later exec() of the same text reuses. */
+interface Script {
+  /** Statements before the last, run without bindings. */
+  leading: Statement[]
+  last: Statement | undefined
+  /**
+   * How many leading statements run before one with parameters, which the runtime refuses
+   * (null: none has any). Those before it have run when the refusal is thrown.
+   */
+  runBeforeRefusal: number | null
+  /** The last statement compiled, while the schema is as it was then (see schemaVersion). */
+  lastCompiled: CompiledStatement | null
+  compiledAtSchema: number
+}
+
 export class SqlStorage {
-  // Both caches are keyed by SQL text and dropped whenever the schema changes, since column lists
-  // and index counts are worked out once per statement.
-  private readonly scripts = new Map<string, Statement[]>()
+  // Both caches are keyed by SQL text. Compiled statements are dropped whenever the schema
+  // changes, since column lists and index counts are worked out once per statement.
+  private readonly scripts = new Map<string, Script>()
   private readonly compiled = new Map<string, CompiledStatement>()
+  /** Counts schema changes, so a script's compiled statement is known to be current. */
+  private schemaVersion = 0
 
   constructor(private readonly host: SqlHost) {}
 
   /** Runs `query` (one or more statements) and returns a cursor over the last one's rows. */
-  exec(...args: [query?: unknown, ...bindings: unknown[]]): SqlCursor {
-    if (args.length === 0) {
+  exec(query?: unknown, ...bindings: unknown[]): SqlCursor {
+    // exec() is refused while exec(undefined) runs the query "undefined", as in the runtime. The
+    // query is a parameter of its own so that the bindings' array needs no copying.
+    if (query === undefined && bindings.length === 0 && arguments.length === 0) {
       throw new TypeError(
         "Failed to execute 'exec' on 'SqlStorage': parameter 1 is not of type 'JsString'.",
       )
     }
     this.host.assertUsable()
-    const bindings = new Array<Binding>(args.length - 1)
-    for (let i = 1; i < args.length; i++) bindings[i - 1] = toBinding(args[i])
-    const query = args[0]
+    for (let i = 0; i < bindings.length; i++) bindings[i] = toBinding(bindings[i])
     const text = typeof query === 'string' ? query : String(query)
-    let statements = this.scripts.get(text)
-    if (statements === undefined) {
-      checkScriptLength(text)
-      statements = splitStatements(text)
-      remember(this.scripts, text, statements)
-    }
-    const last = statements[statements.length - 1]
+    const script = this.scripts.get(text) ?? this.readScript(text)
+    const last = script.last
     if (last === undefined) throw new Error('SQL code did not contain a statement.')
-    for (let i = 0; i < statements.length - 1; i++) {
-      const statement = statements[i] as Statement
-      if (statement.tokens.some((t) => t.kind === 'parameter')) {
+    const { leading, runBeforeRefusal } = script
+    for (let i = 0; i < leading.length; i++) {
+      if (i === runBeforeRefusal) {
         throw new Error(
           'When executing multiple SQL statements in a single call, only the last statement can have parameters.',
         )
       }
-      this.run(statement, [])
+      const statement = leading[i] as Statement
+      this.run(statement, this.compile(statement), [])
     }
-    return this.run(last, bindings)
+    let compiled = script.lastCompiled
+    if (compiled === null || script.compiledAtSchema !== this.schemaVersion) {
+      compiled = this.compile(last)
+      script.lastCompiled = compiled
+      script.compiledAtSchema = this.schemaVersion
+    }
+    return this.run(last, compiled, bindings as Binding[])
   }
 
   /** Bytes used by the database, free pages excluded. */
@@ -90,20 +109,35 @@ export class SqlStorage {
     return (pragma('page_count') - pragma('freelist_count')) * pragma('page_size')
   }
 
-  private run(statement: Statement, bindings: Binding[]): SqlCursor {
-    const compiled = this.compile(statement)
+  private readScript(text: string): Script {
+    checkScriptLength(text)
+    const statements = splitStatements(text)
+    const leading = statements.slice(0, -1)
+    const withParameters = leading.findIndex((s) => s.tokens.some((t) => t.kind === 'parameter'))
+    const script: Script = {
+      leading,
+      last: statements[statements.length - 1],
+      runBeforeRefusal: withParameters === -1 ? null : withParameters,
+      lastCompiled: null,
+      compiledAtSchema: this.schemaVersion,
+    }
+    remember(this.scripts, text, script)
+    return script
+  }
+
+  private run(statement: Statement, compiled: CompiledStatement, bindings: Binding[]): SqlCursor {
     const { prepared } = compiled
     try {
       if (!compiled.readonly) this.host.beforeWrite()
-      // An array binds its items to the anonymous parameters in order.
+      // Bindings are spread: better-sqlite3 binds separate arguments faster than an array's items.
       if (compiled.reader) {
-        const rows = prepared.all(bindings) as SqlValue[][]
+        const rows = prepared.all(...bindings) as SqlValue[][]
         for (const row of rows) toRowValues(row)
         return new SqlCursor(compiled.columnNames, rows, 0, 0)
       }
       const changes =
         compiled.gainsColumns === null
-          ? prepared.run(bindings).changes
+          ? prepared.run(...bindings).changes
           : this.runCheckingColumns(prepared, bindings, compiled.gainsColumns)
       if (compiled.changesSchema) this.forgetCompiled()
       return new SqlCursor(
@@ -130,7 +164,7 @@ export class SqlStorage {
     const db = this.host.db
     db.exec('SAVEPOINT _cf_column_limit')
     try {
-      const { changes } = prepared.run(bindings)
+      const { changes } = prepared.run(...bindings)
       const columns = db.pragma(`table_xinfo('${table.replaceAll("'", "''")}')`) as unknown[]
       if (columns.length > MAX_COLUMNS) {
         db.exec('ROLLBACK TO _cf_column_limit')
@@ -186,6 +220,7 @@ export class SqlStorage {
 
   private forgetCompiled(): void {
     this.compiled.clear()
+    this.schemaVersion++
   }
 
   private indexCount(table: string): number {

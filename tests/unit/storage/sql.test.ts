@@ -15,6 +15,40 @@ describe('sql.exec', () => {
     expect(() => sql.exec(' ; ')).toThrow('SQL code did not contain a statement.')
   })
 
+  it('reads exec(undefined) as a query, and refuses exec() without one', async () => {
+    const { sql } = await open('sql')
+    expect(() => sql.exec(undefined)).toThrow('near "undefined": syntax error')
+    expect(() => (sql.exec as () => unknown)()).toThrow(
+      new TypeError(
+        "Failed to execute 'exec' on 'SqlStorage': parameter 1 is not of type 'JsString'.",
+      ),
+    )
+  })
+
+  it('runs the statements before one with parameters, then refuses it, every time', async () => {
+    const { sql } = await open('sql')
+    sql.exec('CREATE TABLE n (x)')
+    const script = 'INSERT INTO n VALUES (1); INSERT INTO n VALUES (?); INSERT INTO n VALUES (3)'
+    for (let i = 0; i < 2; i++) {
+      expect(() => sql.exec(script, 2)).toThrow(
+        'When executing multiple SQL statements in a single call, only the last statement can have parameters.',
+      )
+    }
+    expect(sql.exec('SELECT count(*) AS n FROM n').one()).toEqual({ n: 2 })
+  })
+
+  it('compiles a repeated query again once the schema changed', async () => {
+    const { sql } = await open('sql')
+    sql.exec('CREATE TABLE s (a)')
+    sql.exec('INSERT INTO s VALUES (1)')
+    const select = 'SELECT * FROM s'
+    expect(sql.exec(select).toArray()).toEqual([{ a: 1 }])
+    sql.exec('ALTER TABLE s ADD COLUMN b DEFAULT 2')
+    expect(sql.exec(select).toArray()).toEqual([{ a: 1, b: 2 }])
+    sql.exec('DROP TABLE s; CREATE TABLE s (c)')
+    expect(sql.exec(select).columnNames).toEqual(['c'])
+  })
+
   it('splits around literals, comments and trigger bodies', async () => {
     const { sql } = await open('sql')
     sql.exec(`CREATE TABLE t (v TEXT); CREATE TABLE log (n INTEGER);
