@@ -46,23 +46,40 @@ const requests = readFileSync(resolve(root, 'tests/fixtures/traffic/benign.ndjso
   .map((line) => JSON.parse(line) as RequestDescription)
 const ROUNDS = 40
 const ops = requests.length * ROUNDS
+// Best of several timings: this machine shares its cores, and a slow timing only says when.
+const TIMINGS = 7
 const credentials = () => undefined
 
 heading('engine: all three managed rulesets deployed, one core')
-const contexts = await throughput('build request contexts', ops, () => {
-  for (let i = 0; i < ROUNDS; i++) for (const request of requests) requestContext(request)
-})
-const simulated = await throughput('simulate (context + evaluation, no trace)', ops, () => {
-  for (let i = 0; i < ROUNDS; i++) {
-    for (const request of requests)
-      zone.evaluate(requestContext(request), { trace: false, credentials })
-  }
-})
-const traced = await throughput('simulate with the full trace', ops, () => {
-  for (let i = 0; i < ROUNDS; i++) {
-    for (const request of requests) zone.evaluate(requestContext(request), { credentials })
-  }
-})
+const contexts = await throughput(
+  'build request contexts',
+  ops,
+  () => {
+    for (let i = 0; i < ROUNDS; i++) for (const request of requests) requestContext(request)
+  },
+  TIMINGS,
+)
+const simulated = await throughput(
+  'simulate (context + evaluation, no trace)',
+  ops,
+  () => {
+    for (let i = 0; i < ROUNDS; i++) {
+      for (const request of requests)
+        zone.evaluate(requestContext(request), { trace: false, credentials })
+    }
+  },
+  TIMINGS,
+)
+const traced = await throughput(
+  'simulate with the full trace',
+  ops,
+  () => {
+    for (let i = 0; i < ROUNDS; i++) {
+      for (const request of requests) zone.evaluate(requestContext(request), { credentials })
+    }
+  },
+  TIMINGS,
+)
 report(simulated, contexts)
 report(traced, contexts)
 const goal = simulated.opsPerSec >= 20_000 ? 'met' : 'NOT met'
