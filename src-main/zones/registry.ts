@@ -193,9 +193,14 @@ export class ZoneRegistry {
     )
   }
 
+  /**
+   * Deletes a zone: it leaves the account's index first (so nothing routes to it any more), then
+   * its object is erased, database file, log and history with it.
+   */
   async delete(id: string): Promise<{ id: string }> {
-    await this.inZone(id, (zone) => zone.erase())
+    await this.inZone(id, () => undefined)
     await this.account((a) => a.remove(id))
+    await this.objects.zones.erase(this.objects.zones.idFromName(id))
     return { id }
   }
 

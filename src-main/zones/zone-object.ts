@@ -256,9 +256,4 @@ export class ZoneObject {
     this.ctx.abort('The zone is being restored to an earlier point in its history.')
     return undo
   }
-
-  /** Removes everything the zone holds (its history goes with its file). */
-  async erase(): Promise<void> {
-    await this.ctx.storage.deleteAll()
-  }
 }

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { startService } from './harness'
 
@@ -32,6 +32,27 @@ describe('zones as objects', () => {
     expect(
       readdirSync(join(running.dataDir, 'objects', 'account')).some((f) => f.endsWith('.sqlite')),
     ).toBe(true)
+  })
+
+  it("removes a deleted zone's database file, log and history, and routes nothing to it", async () => {
+    const running = await startService()
+    const { body } = await running.call('/zones', {
+      method: 'POST',
+      json: { name: 'gone.example', plan: 'pro' },
+    })
+    const id = body.result.id as string
+    const file = objectFile(running.dataDir, id)
+    expect(existsSync(file)).toBe(true)
+    const deleted = await running.call(`/zones/${id}`, { method: 'DELETE' })
+    expect(deleted.body.result).toEqual({ id })
+    // Nothing of the object is left: database, write-ahead log, history log or snapshots.
+    const stem = basename(file, '.sqlite')
+    expect(readdirSync(dirname(file)).filter((f) => f.startsWith(stem))).toEqual([])
+    expect(existsSync(file)).toBe(false)
+    const after = await running.call(`/zones/${id}`)
+    expect(after.status).toBe(404)
+    expect(after.body.errors[0].code).toBe(7003)
+    await running.stop()
   })
 
   it('imports a data dir whose zones are in account.sqlite, once, keeping the old file aside', async () => {
