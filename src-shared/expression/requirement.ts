@@ -7,13 +7,14 @@
 // through the compiled closures walks a dozen small objects per rule, and with hundreds of rules
 // that walk is bound by memory latency. An expression's needs list, for each pattern it cannot be
 // true without, the shared value the pattern reads and its prefilter's gate (a clause of literals
-// and bytes, one of which every match contains). A RequirementTable lays the needs of a whole
-// ruleset out in one typed array and resolves each shared value's scanned bits once per request:
-// a rule none of whose gates is met is false without running its closures.
+// and bytes, one of which every match contains). A RequirementTable lays the needs of every rule
+// a zone runs out in one typed array and resolves each shared value's scanned bits once per
+// request: a rule none of whose gates is met is false without running its closures.
 //
 // The derivation only ever weakens: `a or b` needs what a needs or what b needs (both must have
-// needs), `a and b` needs what either needs (the most selective is kept), and everything else
-// (`not`, `xor`, `all()`, comparisons without a pattern) needs nothing a table can express.
+// needs), `a and b` needs what either needs (the most selective is kept; none when a needs none,
+// see needsOfAll), and everything else (`not`, `xor`, `all()`, comparisons without a pattern)
+// needs nothing a table can express.
 
 import type { EvaluationContext } from './compiler'
 import { coverRegisteredLiterals, type Clause, type ScannedInput } from './regex-prefilter'
