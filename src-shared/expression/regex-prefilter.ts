@@ -403,13 +403,12 @@ export class ScannedInput {
   }
 
   /**
-   * What the input contains, as the bits clauses test (`pairs`): scanned if it was not, and again
-   * if the automaton has since come to cover literal `maxLiteral`. Literals from `covered` on are
-   * not among the bits.
+   * What the input contains, as the bits clauses test (`pairs`): scanned if it was not, or if the
+   * automaton has come to cover more literals since. Literals from `coveredLiterals` on are not
+   * among the bits.
    */
-  bitsCovering(maxLiteral: number): Int32Array {
-    if (!this.scanned || (maxLiteral >= this.covered && LITERALS.covered > this.covered))
-      this.scan()
+  bits(): Int32Array {
+    if (!this.scanned || LITERALS.covered > this.covered) this.scan()
     return this.found
   }
 

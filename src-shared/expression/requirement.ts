@@ -191,7 +191,7 @@ export class RequirementTable {
 
 /** ORs the tested words of the input's bits into `bits`; returns the literals its scan covered. */
 function copyBits(input: ScannedInput, tested: Int32Array, bits: Int32Array): number {
-  const found = input.bitsCovering(Number.MAX_SAFE_INTEGER)
+  const found = input.bits()
   // Words past a scan's end hold literals its `covered` already leaves untested.
   for (let t = 0; t < tested.length; t++) {
     const w = tested[t]!
