@@ -7,7 +7,10 @@
 //   where its content ends; committedWalEnd() finds that from the frames' salts.
 // - Closing SQLite's last connection checkpoints and deletes the WAL (better-sqlite3 cannot set
 //   SQLITE_FCNTL_PERSIST_WAL), so close() archives first; the core closes the database after it.
-// - A WAL left by a crash is archived when the history opens, before anything is written to it.
+// - A WAL left by a crash is archived when the history opens, before anything is written to it,
+//   and then checkpointed and truncated: a process killed while SQLite wrote a frame can leave a
+//   commit frame whose page never followed, which only a checksum check (SQLite's recovery, the
+//   leftover archive) refuses.
 
 import { closeSync, copyFileSync, openSync, statSync } from 'node:fs'
 import type Database from 'better-sqlite3'
@@ -195,6 +198,10 @@ export const openHistory: OpenHistory = (db, file, options) => {
   const existing = HistoryStore.load(file, options)
   if (existing !== null) {
     archiveLeftoverWal(existing, `${file}-wal`, options.now)
+    // What the crash left past the last valid commit stays in the file until overwritten; the
+    // live reader, which trusts frames of its generation without their checksums, must never see
+    // it, so the archived WAL is checkpointed away now.
+    checkpointTruncating(db)
     return new LiveHistory(db, file, existing, options)
   }
   // Whatever the WAL holds from before history began becomes part of the first snapshot.
