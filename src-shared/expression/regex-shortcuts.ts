@@ -81,7 +81,9 @@ function countAtLeast(binary: string, members: ByteSet, count: number): boolean 
   let seen = 0
   for (let i = 0; i < binary.length; i++) {
     const c = binary.charCodeAt(i)
-    if (c <= 0xff && members[c] === 1 && ++seen >= count) return true
+    // A character above 0xff is in neither set: nothing can span it.
+    if (c > 0xff) seen = 0
+    else if (members[c] === 1 && ++seen >= count) return true
   }
   return false
 }

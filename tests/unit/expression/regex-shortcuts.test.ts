@@ -18,10 +18,10 @@ const shipped = [
 ]
 
 // Inputs drawn from bytes inside and outside the classes: letters, digits, punctuation, spaces,
-// controls and bytes above 0x7f.
+// controls, bytes above 0x7f, and a character above 0xff (in no byte class).
 const input = fc
   .array(
-    fc.constantFrom(...'aZ09_.,/ =&%<>"\'`;:!{}[]|\n\t\u0000\u007f\u0080\u00ff-+~'.split('')),
+    fc.constantFrom(...'aZ09_.,/ =&%<>"\'`;:!{}[]|\n\t\u0000\u007f\u0080\u00ff\u0178-+~'.split('')),
     { maxLength: 40 },
   )
   .map((chars) => chars.join(''))
