@@ -46,6 +46,30 @@ export interface OpenStorageOptions {
 
 const WAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024
 
+/**
+ * Sets up a freshly opened connection as every object's database is set up. The history benchmark
+ * uses it too, so its figures are for the core's settings.
+ */
+export function configureConnection(db: Database.Database, keepHistory: boolean): void {
+  // One live instance owns an object's file. Holding the lock for good spares every statement
+  // outside a transaction the lock and unlock system calls of shared WAL access (the larger part
+  // of a point read), and keeps the WAL index in memory instead of a -shm file. Set before WAL.
+  db.pragma('locking_mode = EXCLUSIVE')
+  db.pragma('journal_mode = WAL')
+  // Durable on commit: sync() and the output gate promise that writes are on disk.
+  db.pragma('synchronous = FULL')
+  // workerd's SQLite is built without these defaults; better-sqlite3's with them.
+  db.pragma('recursive_triggers = OFF')
+  db.pragma('foreign_keys = ON')
+  // History archives the WAL before every checkpoint, so SQLite must never checkpoint alone.
+  // Checkpoints restart the WAL, which then keeps its size: a large transaction's WAL is cut
+  // back to this at the next restart.
+  if (keepHistory) {
+    db.pragma('wal_autocheckpoint = 0')
+    db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`)
+  }
+}
+
 /** Opens (creating if needed) the storage of one object, kept in the SQLite file `file`. */
 export async function openStorage(file: string, options: OpenStorageOptions): Promise<Storage> {
   const now = options.now ?? Date.now
@@ -54,23 +78,7 @@ export async function openStorage(file: string, options: OpenStorageOptions): Pr
   if (keepHistory) applyScheduledRestore(file, { now })
   const db = new Database(file)
   try {
-    // One live instance owns an object's file. Holding the lock for good spares every statement
-    // outside a transaction the lock and unlock system calls of shared WAL access (the larger part
-    // of a point read), and keeps the WAL index in memory instead of a -shm file. Set before WAL.
-    db.pragma('locking_mode = EXCLUSIVE')
-    db.pragma('journal_mode = WAL')
-    // Durable on commit: sync() and the output gate promise that writes are on disk.
-    db.pragma('synchronous = FULL')
-    // workerd's SQLite is built without these defaults; better-sqlite3's with them.
-    db.pragma('recursive_triggers = OFF')
-    db.pragma('foreign_keys = ON')
-    // History archives the WAL before every checkpoint, so SQLite must never checkpoint alone.
-    // Checkpoints restart the WAL, which then keeps its size: a large transaction's WAL is cut
-    // back to this at the next restart.
-    if (keepHistory) {
-      db.pragma('wal_autocheckpoint = 0')
-      db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`)
-    }
+    configureConnection(db, keepHistory)
     return new Storage(db, {
       file,
       backend: options.backend,
