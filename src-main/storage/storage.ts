@@ -381,6 +381,11 @@ export class Storage implements TransactionScope {
     this.awaitCommit(options)
   }
 
+  /** See SqlHost.afterFailedWrite: beforeWrite() opened a transaction, so none left means SQLite ended it. */
+  afterFailedWrite(error: unknown): void {
+    if (!this.broken && !this.connection.inTransaction) throw this.breakOn(error)
+  }
+
   /**
    * The database connection, with every write made so far handed to SQLite: for reading the
    * file's tables directly (tests, the workbench's inspector).

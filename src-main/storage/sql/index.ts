@@ -17,6 +17,12 @@ export interface SqlHost {
   assertUsable(): void
   /** Called before a statement that may write: opens the implicit transaction. */
   beforeWrite(): void
+  /**
+   * Called when a statement that may write failed. If SQLite ended the whole transaction (a
+   * ROLLBACK conflict resolution, RAISE(ROLLBACK), a full disk), writes that earlier calls saw
+   * succeed are gone: the host breaks as after a failed commit and throws what the caller sees.
+   */
+  afterFailedWrite(error: unknown): void
 }
 
 type Binding = string | number | Buffer | null
@@ -150,7 +156,9 @@ export class SqlStorage {
       if (error instanceof RangeError && /parameter values were provided/.test(error.message)) {
         throw new Error('Wrong number of parameter bindings for SQL query.', { cause: error })
       }
-      throw formatSqliteError(error, statement.text)
+      const failure = formatSqliteError(error, statement.text)
+      if (!compiled.readonly) this.host.afterFailedWrite(failure)
+      throw failure
     }
   }
 

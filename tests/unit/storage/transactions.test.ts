@@ -207,4 +207,35 @@ describe('failed commits', () => {
     const reopened = await open('sql', file)
     expect(reopened.sql.exec('SELECT count(*) AS n FROM c').one()).toEqual({ n: 0 })
   })
+
+  // SQLite ends the whole transaction here, taking with it writes whose calls had returned; the
+  // runtime fails an internal assertion and loses the object's tables. Here storage resets.
+  it.each([
+    ['INSERT OR ROLLBACK', 'CREATE TABLE t (x UNIQUE)', 'INSERT OR ROLLBACK INTO t VALUES (2)'],
+    [
+      'RAISE(ROLLBACK) in a trigger',
+      `CREATE TABLE t (x); CREATE TRIGGER no_ones BEFORE INSERT ON t WHEN new.x = 1
+        BEGIN SELECT RAISE(ROLLBACK, 'no ones'); END`,
+      'INSERT INTO t VALUES (1)',
+    ],
+  ])('resets storage when %s ends the implicit transaction', async (_, schema, statement) => {
+    const file = newFile()
+    const storage = await open('sql', file)
+    storage.sql.exec(schema)
+    storage.sql.exec('INSERT INTO t VALUES (2)')
+    await storage.put('committed', true)
+    await storage.sync()
+    void storage.put('lost', true)
+    storage.sql.exec('INSERT INTO t VALUES (3)')
+    const durable = storage.sync()
+    expect(() => storage.sql.exec(statement)).toThrow(
+      /^Durable Object was reset and rolled back to its last known good state because the application left the database in a state where constraints were violated: (UNIQUE constraint failed: t\.x|no ones)/,
+    )
+    await expect(durable).rejects.toThrow(/rolled back to its last known good state/)
+    await expect(storage.get('lost')).rejects.toThrow(/rolled back/)
+    storage.close()
+    const reopened = await open('sql', file)
+    expect(reopened.sql.exec('SELECT x FROM t ORDER BY x').raw().toArray()).toEqual([[2]])
+    expect(await reopened.get(['committed', 'lost'])).toEqual(new Map([['committed', true]]))
+  })
 })
