@@ -31,6 +31,7 @@ import { compareIp, IpRangeSet } from './ip'
 import { ipSetItemRange } from './lexer'
 import { literalType, literalValue, parse, parseValue, type ParseOptions } from './parser'
 import { compileRegex } from './regex'
+import { containsGate } from './regex-prefilter'
 import { needsOfAll, needsOfAny, type Needs } from './requirement'
 import { WAF_SCHEME, type Scheme } from './scheme'
 import { SharedValues } from './shared-value'
@@ -116,6 +117,9 @@ function sharedValuesOf(scheme: Scheme, nilNotEqual: boolean): SharedValues {
 }
 
 /** The identity of a value: its field or call and arguments, and steps, without positions. */
+/** Functions true only when their first argument contains their second. */
+const AFFIX_FUNCTIONS = new Set(['starts_with', 'ends_with'])
+
 function valueKey(node: IndexNode | IndexNode['target']): string {
   const value = node.kind === 'index' && node.indexes.length === 0 ? node.target : node
   return JSON.stringify(value, (key, item: unknown) =>
@@ -488,6 +492,47 @@ class Compiler {
   }
 
   comparison(n: ComparisonNode): CompiledLogical {
+    const compiled = this.comparisonOfValue(n)
+    if (compiled.kind !== 'one' || compiled.needs !== undefined || compiled.constant !== undefined)
+      return compiled
+    const needs = this.literalNeeds(n)
+    return needs === undefined ? compiled : { ...compiled, needs }
+  }
+
+  /**
+   * Needs of a comparison true only when a Bytes value contains one of a few literals: `contains`,
+   * `eq` and `in` with text, and starts_with() / ends_with(). A zone's rules open with such tests
+   * (a path, a method) far more often than with a pattern.
+   */
+  private literalNeeds(n: ComparisonNode): Needs | undefined {
+    const { op, lhs } = n
+    let operand: IndexNode | LiteralNode | LogicalNode = lhs
+    let texts: string[]
+    if (op.kind === 'contains') texts = [op.rhs.value]
+    else if (op.kind === 'ordering' && op.op === 'eq' && op.rhs.kind === 'bytes')
+      texts = [op.rhs.value]
+    else if (op.kind === 'oneOf' && op.rhs.of === 'Bytes')
+      texts = op.rhs.items.map((item) => (item.kind === 'bytes' ? item.value : ''))
+    else if (
+      op.kind === 'isTrue' &&
+      lhs.indexes.length === 0 &&
+      lhs.target.kind === 'call' &&
+      AFFIX_FUNCTIONS.has(lhs.target.name) &&
+      lhs.target.args.length === 2 &&
+      lhs.target.args[1]?.kind === 'bytes'
+    ) {
+      operand = lhs.target.args[0]!
+      texts = [lhs.target.args[1].value]
+    } else return undefined
+    if (operand.kind !== 'index' || mapEachCount(operand) > 0 || this.argType(operand) !== 'Bytes')
+      return undefined
+    const gate = containsGate(texts)
+    if (gate === undefined) return undefined
+    const source = this.shared.of(valueKey(operand), this.indexValue(operand).fn)
+    return [{ source, elements: false, gate }]
+  }
+
+  private comparisonOfValue(n: ComparisonNode): CompiledLogical {
     const pred = this.predicate(n)
     if (!pred) throw new Error('unsupported comparison')
     const missing = n.op.kind === 'ordering' && n.op.op === 'ne' && this.nilNotEqual

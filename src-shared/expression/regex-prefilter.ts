@@ -11,7 +11,7 @@
 // characters whose Unicode case folding leaves ASCII, non-ASCII characters in Unicode mode) makes
 // that part of the pattern require nothing rather than risk refusing a match.
 
-import { asciiLower } from './bytes'
+import { asciiLower, isAsciiOnly } from './bytes'
 import type { RegexNode } from './regex'
 
 /** What every match satisfies. */
@@ -343,6 +343,23 @@ function gateOf(condition: Condition): Clause | undefined {
       return gates.sort((a, b) => a.cost - b.cost)[0]
     }
   }
+}
+
+/**
+ * The gate of "the input contains one of `texts`", for conditions that are not patterns but imply
+ * it (`contains`, `eq`, `in`, starts_with(), ends_with()). A text longer than MAX_LITERAL is
+ * required by its last MAX_LITERAL characters, the distinctive end of most paths and names.
+ * Undefined when some text rules nothing out (it is empty) or is not ASCII, which the automaton's
+ * case-insensitive comparison is not written for.
+ */
+export function containsGate(texts: readonly string[]): Clause | undefined {
+  if (texts.length === 0) return undefined
+  const atoms: Condition[] = []
+  for (const text of texts) {
+    if (text === '' || !isAsciiOnly(text)) return undefined
+    atoms.push(literalCondition(asciiLower(text.slice(-MAX_LITERAL))))
+  }
+  return Clause.of(atoms)
 }
 
 /**

@@ -13,8 +13,9 @@
 //
 // The derivation only ever weakens: `a or b` needs what a needs or what b needs (both must have
 // needs), `a and b` needs what either needs (the most selective is kept; none when a needs none,
-// see needsOfAll), and everything else (`not`, `xor`, `all()`, comparisons without a pattern)
-// needs nothing a table can express.
+// see needsOfAll), a comparison with text (`contains`, `eq`, `in`, starts_with(), ends_with())
+// needs its value to contain that text, and everything else (`not`, `xor`, `all()`, other
+// comparisons) needs nothing a table can express.
 
 import type { EvaluationContext } from './compiler'
 import { coverRegisteredLiterals, type Clause, type ScannedInput } from './regex-prefilter'
@@ -38,9 +39,10 @@ export function needsOfAny(items: readonly (Needs | undefined)[]): Needs | undef
 }
 
 /**
- * Needs of an `and`: those of its most selective item (the gates least often met). None when its
- * first item has none: that item (a method, a path prefix) usually decides alone, before the
- * values the others read are computed, which resolving their needs would compute anyway.
+ * Needs of an `and`: those of its most selective item (the gates least often met; the earliest of
+ * equals). None when its first item has none: that item (a size, a header's presence) usually
+ * decides alone, before the values the others read are computed, which resolving their needs
+ * would compute anyway.
  */
 export function needsOfAll(items: readonly (Needs | undefined)[]): Needs | undefined {
   if (items[0] === undefined) return undefined

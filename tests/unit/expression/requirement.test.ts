@@ -46,11 +46,38 @@ describe('needs', () => {
       'http.request.body.raw matches "wp_capabilities" and http.request.method eq "POST"',
     )
     expect(expression.needs).toHaveLength(1)
-    // The method usually decides before the body is decoded and scanned.
-    const methodFirst = compile(
-      'http.request.method eq "POST" and http.request.body.raw matches "wp_capabilities"',
+    // The size decides before the body is decoded and scanned.
+    const sizeFirst = compile(
+      'http.request.body.size > 0 and http.request.body.raw matches "wp_capabilities"',
     )
-    expect(methodFirst.needs).toBe(undefined)
+    expect(sizeFirst.needs).toBe(undefined)
+  })
+
+  it('a comparison with text needs its value to contain the text, whatever the case', () => {
+    const needing = [
+      'http.request.method eq "POST"',
+      'http.request.uri.path contains "/wp-admin/"',
+      'lower(http.request.uri.path) contains "/xmlrpc.php"',
+      'http.request.method in {"PUT" "DELETE"}',
+      'starts_with(http.request.uri.path, "/api/")',
+      'ends_with(lower(http.request.uri.path), "/wp-login.php")',
+      // of equal gates the first is kept: the method is read before the body
+      'http.request.method eq "POST" and http.request.body.raw matches "wp_capabilities"',
+    ]
+    for (const text of needing) expect(compile(text).needs, text).toHaveLength(1)
+    const notNeeding = [
+      'http.request.uri.path contains ""',
+      'http.request.uri.path eq "/caf\xc3\xa9"',
+      'http.request.method ne "POST"',
+      'http.request.method in {"GET" ""}',
+      'any(http.request.headers.values[*] contains "x")',
+    ]
+    for (const text of notNeeding) expect(compile(text).needs, text).toBe(undefined)
+    const table = tableOf([compile('ends_with(http.request.uri.path, "/WP-LOGIN.PHP")')])
+    const request = (path: string) => createContext({ 'http.request.uri.path': path })
+    // a conservative test: the case is the comparison's business
+    expect(table.mayHold(0, request('/blog/wp-login.php'))).toBe(true)
+    expect(table.mayHold(0, request('/blog/index.php'))).toBe(false)
   })
 
   it('`all()` needs nothing (it holds for no elements at all), `any()` its pattern', () => {
@@ -73,7 +100,7 @@ describe('RequirementTable', () => {
   const expressions = [
     'http.request.uri.query matches "(?i)union\\s+select" or http.request.body.raw matches "(?i)<script"',
     'any(http.request.headers.values[*] matches "(?i)\\$\\{jndi:") and http.request.uri.query ne "x"',
-    'http.request.uri.query contains "admin"',
+    'http.request.uri.query ne "admin"',
   ].map((text) => compile(text))
   const table = tableOf(expressions)
 
@@ -101,13 +128,16 @@ describe('RequirementTable', () => {
   })
 
   it('never rules out an expression that holds (random requests from the literals)', () => {
-    const words = ['union', 'select', '<script', 'jndi', '${', 'admin', 'or', "'", '1=1', 'x', ' ']
+    const words = ['union', 'Select', '<script', 'jndi', '${', 'ADMIN', 'or', "'", '1=1', 'x', ' ']
     const texts = [
       'http.request.uri.query matches "(?i)\\bunion\\b.{0,8}select" or http.request.body.raw matches "<script"',
       'http.request.uri.query matches "\'\\s*or\\s*1=1" and http.request.body.raw ne ""',
       'any(http.request.headers.values[*] matches "\\$\\{jndi") or http.request.uri.query matches "admin$"',
       'not http.request.uri.query matches "select" and http.request.body.raw matches "(?i)union"',
       '(http.request.uri.query matches "x{2,}" or http.request.uri.query matches "or") and any(http.request.headers.values[*] matches "select")',
+      'http.request.uri.query contains "admin" or starts_with(lower(http.request.body.raw), "union")',
+      'ends_with(http.request.uri.query, "1=1") and http.request.body.raw in {"x" "Select" "or\'"}',
+      'lower(http.request.uri.query) eq "union" or http.request.body.raw contains "script"',
     ]
     const compiled = texts.map((text) => compile(text))
     const randomTable = tableOf(compiled)
