@@ -223,19 +223,42 @@ function cookiesOf(cookieHeaders: readonly string[] | undefined): Map<string, st
 }
 
 /** http.request.accepted_languages: Accept-Language's tags by quality, then by order. */
+const Q_PARAMETER = /^\s*q\s*=\s*([0-9.]+)/
+
+/**
+ * Accept-Language's tags by preference: by q (1 when absent) and, at equal q, in header order;
+ * `*` and empty entries left out. Nearly every request has one, so it is parsed without a
+ * regular expression or an object per entry unless some entry has parameters.
+ */
 function acceptedLanguages(header: string | undefined): string[] {
-  return (header ?? '')
-    .split(',')
-    .map((item, i) => {
-      const [tag = '', ...params] = item.trim().split(';')
-      const qParam = params
-        .map((p) => /^\s*q\s*=\s*([0-9.]+)/.exec(p)?.[1])
-        .find((x) => x !== undefined)
-      return { tag: tag.trim(), q: qParam === undefined ? 1 : Number(qParam), i }
-    })
-    .filter((l) => l.tag && l.tag !== '*')
-    .sort((a, b) => b.q - a.q || a.i - b.i)
-    .map((l) => l.tag)
+  if (header === undefined || header === '') return []
+  const tags: string[] = []
+  let qualities: number[] | undefined
+  for (const item of header.split(',')) {
+    const semicolon = item.indexOf(';')
+    const tag = (semicolon < 0 ? item : item.slice(0, semicolon)).trim()
+    if (tag === '' || tag === '*') continue
+    let q = 1
+    if (semicolon >= 0) {
+      for (const parameter of item.slice(semicolon + 1).split(';')) {
+        const value = Q_PARAMETER.exec(parameter)?.[1]
+        if (value !== undefined) {
+          q = Number(value)
+          break
+        }
+      }
+    }
+    if (q !== 1) qualities ??= new Array<number>(tags.length).fill(1)
+    qualities?.push(q)
+    tags.push(tag)
+  }
+  if (qualities === undefined) return tags
+  const q = qualities
+  // The sort is stable: equal qualities keep header order.
+  return tags
+    .map((_, i) => i)
+    .sort((a, b) => q[b]! - q[a]!)
+    .map((i) => tags[i]!)
 }
 
 /** Builds the evaluation context of a request: every WAF field of reference §8. */

@@ -171,6 +171,32 @@ describe('headers', () => {
   })
 })
 
+describe('accepted languages', () => {
+  const languages = (header?: string) =>
+    field(
+      requestContext({
+        method: 'GET',
+        url: '/',
+        ...(header === undefined ? {} : { headers: { 'Accept-Language': header } }),
+      }),
+      'http.request.accepted_languages',
+    )
+
+  it('lists the tags by quality, equal qualities in header order, without * and empty entries', () => {
+    expect(languages()).toEqual([])
+    expect(languages('')).toEqual([])
+    expect(languages('en-US, en')).toEqual(['en-US', 'en'])
+    expect(languages('fr;q=0.5, *;q=0.1, de-CH , en;q=0.9,, it;q=0.5')).toEqual([
+      'de-CH',
+      'en',
+      'fr',
+      'it',
+    ])
+    // the first q parameter counts; other parameters are ignored
+    expect(languages('a;level=1;q=0.2;q=0.9, b ; q = 0.3, c;q=1.0')).toEqual(['c', 'b', 'a'])
+  })
+})
+
 describe('cookies', () => {
   const ctx = requestContext({
     method: 'GET',
