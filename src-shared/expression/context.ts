@@ -227,13 +227,14 @@ const Q_PARAMETER = /^\s*q\s*=\s*([0-9.]+)/
 
 /**
  * Accept-Language's tags by preference: by q (1 when absent) and, at equal q, in header order;
- * `*` and empty entries left out. Nearly every request has one, so it is parsed without a
- * regular expression or an object per entry unless some entry has parameters.
+ * `*` and empty entries left out; a malformed q (`0.8.1`) counts as 0. Nearly every request has
+ * one, usually listed by preference already (`en-US,en;q=0.9`): that needs no sorting.
  */
 function acceptedLanguages(header: string | undefined): string[] {
   if (header === undefined || header === '') return []
   const tags: string[] = []
-  let qualities: number[] | undefined
+  const qualities: number[] = []
+  let ordered = true
   for (const item of header.split(',')) {
     const semicolon = item.indexOf(';')
     const tag = (semicolon < 0 ? item : item.slice(0, semicolon)).trim()
@@ -243,21 +244,20 @@ function acceptedLanguages(header: string | undefined): string[] {
       for (const parameter of item.slice(semicolon + 1).split(';')) {
         const value = Q_PARAMETER.exec(parameter)?.[1]
         if (value !== undefined) {
-          q = Number(value)
+          q = Number(value) || 0
           break
         }
       }
     }
-    if (q !== 1) qualities ??= new Array<number>(tags.length).fill(1)
-    qualities?.push(q)
+    if (q > qualities[qualities.length - 1]!) ordered = false
+    qualities.push(q)
     tags.push(tag)
   }
-  if (qualities === undefined) return tags
-  const q = qualities
+  if (ordered) return tags
   // The sort is stable: equal qualities keep header order.
   return tags
     .map((_, i) => i)
-    .sort((a, b) => q[b]! - q[a]!)
+    .sort((a, b) => qualities[b]! - qualities[a]!)
     .map((i) => tags[i]!)
 }
 

@@ -194,6 +194,7 @@ describe('accepted languages', () => {
     ])
     // the first q parameter counts; other parameters are ignored
     expect(languages('a;level=1;q=0.2;q=0.9, b ; q = 0.3, c;q=1.0')).toEqual(['c', 'b', 'a'])
+    expect(languages('x;q=0.8.1, y;q=0.1, z')).toEqual(['z', 'y', 'x'])
   })
 })
 
