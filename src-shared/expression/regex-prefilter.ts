@@ -482,6 +482,8 @@ export class ScannedInput {
 // look it up would read it whole, as scanning it does.
 const RECENT = 32
 const recent: ScannedInput[] = []
+/** the length of each ring input's value, compared first: most values differ in length */
+const recentLengths = new Int32Array(RECENT).fill(-1)
 let recentNext = 0
 
 /**
@@ -489,11 +491,14 @@ let recentNext = 0
  * `binary` until RECENT other values have been asked for (check its `binary` before reusing it).
  */
 export function scannedInput(binary: string): ScannedInput {
-  for (let i = 0; i < recent.length; i++) {
+  const length = binary.length
+  for (let i = 0; i < RECENT; i++) {
+    if (recentLengths[i] !== length) continue
     const input = recent[i]!
     if (input.binary === binary) return input
   }
   const input = (recent[recentNext] ??= new ScannedInput())
+  recentLengths[recentNext] = length
   recentNext = (recentNext + 1) % RECENT
   return input.reset(binary)
 }
