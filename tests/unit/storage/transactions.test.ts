@@ -213,6 +213,11 @@ describe('failed commits', () => {
   it.each([
     ['INSERT OR ROLLBACK', 'CREATE TABLE t (x UNIQUE)', 'INSERT OR ROLLBACK INTO t VALUES (2)'],
     [
+      'an ON CONFLICT ROLLBACK constraint',
+      'CREATE TABLE t (x UNIQUE ON CONFLICT ROLLBACK)',
+      'INSERT INTO t VALUES (2)',
+    ],
+    [
       'RAISE(ROLLBACK) in a trigger',
       `CREATE TABLE t (x); CREATE TRIGGER no_ones BEFORE INSERT ON t WHEN new.x = 1
         BEGIN SELECT RAISE(ROLLBACK, 'no ones'); END`,
