@@ -116,10 +116,10 @@ function sharedValuesOf(scheme: Scheme, nilNotEqual: boolean): SharedValues {
   return pair[nilNotEqual ? 1 : 0]
 }
 
-/** The identity of a value: its field or call and arguments, and steps, without positions. */
 /** Functions true only when their first argument contains their second. */
 const AFFIX_FUNCTIONS = new Set(['starts_with', 'ends_with'])
 
+/** The identity of a value: its field or call and arguments, and steps, without positions. */
 function valueKey(node: IndexNode | IndexNode['target']): string {
   const value = node.kind === 'index' && node.indexes.length === 0 ? node.target : node
   return JSON.stringify(value, (key, item: unknown) =>

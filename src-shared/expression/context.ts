@@ -222,13 +222,13 @@ function cookiesOf(cookieHeaders: readonly string[] | undefined): Map<string, st
   return groupPairs(cookies)
 }
 
-/** http.request.accepted_languages: Accept-Language's tags by quality, then by order. */
 const Q_PARAMETER = /^\s*q\s*=\s*([0-9.]+)/
 
 /**
- * Accept-Language's tags by preference: by q (1 when absent) and, at equal q, in header order;
- * `*` and empty entries left out; a malformed q (`0.8.1`) counts as 0. Nearly every request has
- * one, usually listed by preference already (`en-US,en;q=0.9`): that needs no sorting.
+ * http.request.accepted_languages: Accept-Language's tags by preference, by q (1 when absent) and,
+ * at equal q, in header order; `*` and empty entries left out; a malformed q (`0.8.1`) counts as
+ * 0. Nearly every request has one, usually listed by preference already (`en-US,en;q=0.9`): that
+ * needs no sorting.
  */
 function acceptedLanguages(header: string | undefined): string[] {
   if (header === undefined || header === '') return []
