@@ -512,6 +512,7 @@ class Compiler {
     else if (op.kind === 'ordering' && op.op === 'eq' && op.rhs.kind === 'bytes')
       texts = [op.rhs.value]
     else if (op.kind === 'oneOf' && op.rhs.of === 'Bytes')
+      // An item that is not text (none is, in a Bytes set) becomes "", which gives no gate.
       texts = op.rhs.items.map((item) => (item.kind === 'bytes' ? item.value : ''))
     else if (
       op.kind === 'isTrue' &&
