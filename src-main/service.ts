@@ -27,6 +27,7 @@ import { Simulator } from './zones/simulator'
 import { importAccountDatabase } from './zones/import-account-db'
 import { ObjectInspector } from './zones/inspector'
 import { openZoneObjects, ZoneRegistry } from './zones/registry'
+import { ZoneEvents } from './zones/zone-events'
 
 export const VERSION = '0.1.0'
 
@@ -98,7 +99,11 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const zones = new ZoneRegistry(objects, options.now)
   await importAccountDatabase(options.dataDir, zones)
   // Alarms that fell due while the application was closed run now.
-  await Promise.all([objects.accounts.startAll(), objects.zones.startAll()])
+  await Promise.all([
+    objects.accounts.startAll(),
+    objects.zones.startAll(),
+    objects.events.startAll(),
+  ])
   const resourcesDir = options.resourcesDir ?? findResourcesDir()
   const catalog = new ManagedCatalog(await zones.installCatalog(readCatalogFiles(resourcesDir)))
   await importSampleCredentials(objects.credentials, resourcesDir)
@@ -107,7 +112,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     now: options.now,
     migrationSwitchMs: options.migrationSwitchMs ?? migrationSwitchFromEnvironment(),
   })
-  const simulator = new Simulator(zones, catalog, legacy, objects.credentials, options.now)
+  const events = new ZoneEvents(zones, objects.events)
+  const simulator = new Simulator(zones, catalog, legacy, objects.credentials, events, options.now)
   const server = createApiServer({ credentials: options.api.credentials })
   void server.register(zoneRoutes, { prefix: API_PREFIX, zones })
   void server.register(filterRoutes, { prefix: API_PREFIX, configuration })
@@ -128,7 +134,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   void server.register(wafMigrationPreviewRoutes, { prefix: WORKBENCH_PREFIX, configuration })
   void server.register(historyRoutes, { prefix: WORKBENCH_PREFIX, zones })
   void server.register(firewallSettingsRoutes, { prefix: WORKBENCH_PREFIX, configuration })
-  void server.register(simulationRoutes, { prefix: WORKBENCH_PREFIX, simulator, zones })
+  void server.register(simulationRoutes, { prefix: WORKBENCH_PREFIX, simulator, zones, events })
   void server.register(credentialRoutes, {
     prefix: WORKBENCH_PREFIX,
     credentials: objects.credentials,
@@ -181,6 +187,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     async close() {
       await server.close()
       await zones.close()
+      await objects.events.close()
     },
   }
 }

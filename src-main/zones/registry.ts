@@ -17,6 +17,7 @@ import type { HistoryEntry } from '@shared/bridge'
 import { AccountObject } from './account-object'
 import type { ManagedRuleset } from './catalog'
 import { CredentialsObject } from './credentials'
+import { EventLog } from './events'
 import { planInfo, resolvePlan } from './plans'
 import { newVendorId, vendorTimestamp } from './vendor-format'
 import { ZoneObject, type ZoneRecord } from './zone-object'
@@ -34,9 +35,11 @@ export interface ZoneObjects {
   zones: ObjectNamespace<undefined, ZoneObject>
   /** the leaked-credential database (reference data: no history) */
   credentials: ObjectNamespace<undefined, CredentialsObject>
+  /** each zone's security events, by zone id (traffic, not configuration: no history) */
+  events: ObjectNamespace<undefined, EventLog>
 }
 
-/** The object namespaces of a data dir: `<dataDir>/objects/account/` and `<dataDir>/objects/zone/`. */
+/** The object namespaces of a data dir: `<dataDir>/objects/<namespace>/`. */
 export function openZoneObjects(dataDir: string, clock?: Clock): ZoneObjects {
   const directory = (name: string) => join(dataDir, 'objects', name)
   return {
@@ -55,6 +58,13 @@ export function openZoneObjects(dataDir: string, clock?: Clock): ZoneObjects {
     credentials: new ObjectNamespace({
       directory: directory('credentials'),
       objectClass: CredentialsObject,
+      env: undefined,
+      clock,
+      history: false,
+    }),
+    events: new ObjectNamespace({
+      directory: directory('events'),
+      objectClass: EventLog,
       env: undefined,
       clock,
       history: false,

@@ -1,7 +1,8 @@
 // What a zone would do to a request: gathers the zone's configuration from its object (and the
 // account's entry point from the account's), compiles it with the engine once per configuration
 // (recompiling only when a ruleset version or a firewall rule changes), evaluates the request
-// with the credential database at hand, and records the security events it leaves.
+// with the credential database at hand, and records the security events it leaves when asked to
+// (in the zone's event log, not in its object).
 //
 // Which WAF runs follows the zone's migration: the previous product alone before it, both during
 // it (the managed rulesets first), managed rulesets after. `compare` runs each product alone, the
@@ -42,6 +43,7 @@ import {
 import type { CredentialNamespace } from './credentials'
 import type { NewSecurityEvent } from './events'
 import { ACCOUNT, type ZoneRegistry } from './registry'
+import type { ZoneEvents } from './zone-events'
 
 interface Gathered {
   zoneEntrypoint?: Ruleset
@@ -90,6 +92,7 @@ export class Simulator {
     private readonly catalog: ManagedCatalog,
     private readonly legacy: LegacyCatalog,
     private readonly credentials: CredentialNamespace,
+    private readonly events: ZoneEvents,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -214,7 +217,7 @@ export class Simulator {
         }),
       })),
     )
-    if (options.record !== false) {
+    if (options.record === true) {
       const events = simulations.flatMap((simulation, index) => {
         const request = requests[index]!
         const { host, path } = urlParts(request)
@@ -234,9 +237,7 @@ export class Simulator {
           description: event.description,
         }))
       })
-      if (events.length > 0) {
-        await this.zones.inZone(zoneId, (z) => z.change(() => z.recordEvents(events)))
-      }
+      await this.events.record(zoneId, events)
     }
     return simulations
   }

@@ -5,7 +5,7 @@ import type { EngineFirewallRule } from '../engine'
 import type { AlarmInvocationInfo, ObjectContext } from '../objects'
 import { isOriginBookmark, type HistoryPoint } from '../storage'
 import type { WafProduct, ZonePlan, ZoneType } from '@shared/api/zones'
-import { EVENTS_NOTE, EVENTS_SCHEMA, EventStore } from './events'
+import type { SecurityEventRecord } from './events'
 import { FirewallStore, FIREWALL_SCHEMA } from './firewall/store'
 import { PageRules, PAGE_RULES_SCHEMA } from './page-rules'
 import { PreviousWafStore, PREVIOUS_WAF_SCHEMA } from './previous-waf/store'
@@ -27,6 +27,21 @@ export interface ZoneRecord {
 
 type ZoneRow = Omit<ZoneRecord, 'paused'> & { paused: number }
 
+/**
+ * The table in which a zone kept its security events until they moved to an object of their own
+ * (events.ts). A zone that still has it hands its rows over on first use (ZoneEvents); restoring
+ * a point from before that brings it back, to be handed over again.
+ */
+const LEGACY_EVENTS_TABLE = 'security_events'
+
+const EVENTS_MOVED_NOTE = 'Security events moved to the zone’s event log'
+
+/**
+ * Notes of points that are not configuration changes: events recorded into the zone (its history
+ * holds such points from before the events moved out) and the point that dropped their table.
+ */
+const EVENT_NOTES = new Set(['Security events recorded', EVENTS_MOVED_NOTE])
+
 // Numbered schema steps, applied once each; `schema_version` in `_wb_meta` says how far a file got.
 const SCHEMA: readonly string[] = [
   `CREATE TABLE zone (
@@ -35,7 +50,10 @@ const SCHEMA: readonly string[] = [
      modified_on TEXT NOT NULL)`,
   ...RULESET_SCHEMA,
   ...FIREWALL_SCHEMA,
-  ...EVENTS_SCHEMA,
+  // These two steps created the legacy events table and its index. They stay, doing nothing, so
+  // that the steps after them keep their numbers; a zone that ran them moves its events out.
+  "SELECT 'step retired: security_events moved to the events namespace'",
+  "SELECT 'step retired: security_events_time moved to the events namespace'",
   ...PREVIOUS_WAF_SCHEMA,
   ...PAGE_RULES_SCHEMA,
 ]
@@ -104,17 +122,22 @@ function describeSettingsChange(before: ZoneRecord, after: ZoneRecord): string {
   return changed.length === 0 ? 'Zone settings saved unchanged' : `Zone ${changed.join(', ')}`
 }
 
+/** The first page of history read for a list of configuration points (see ZoneObject.history). */
+const HISTORY_FIRST_PAGE = 100
+
+// The origin point is the object's empty file, from before the zone was written into it.
+const isConfigurationPoint = (point: HistoryPoint) =>
+  !isOriginBookmark(point.bookmark) && !EVENT_NOTES.has(point.note ?? '')
+
 export class ZoneObject {
   readonly rulesets: RulesetStore
   readonly firewall: FirewallStore
-  readonly events: EventStore
   readonly previousWaf: PreviousWafStore
   readonly pageRules: PageRules
 
   constructor(private readonly ctx: ObjectContext) {
     this.rulesets = new RulesetStore(ctx)
     this.firewall = new FirewallStore(ctx)
-    this.events = new EventStore(ctx)
     this.previousWaf = new PreviousWafStore(ctx)
     this.pageRules = new PageRules(ctx)
     // A new zone's schema is written together with its record (initialize), so that the first
@@ -199,34 +222,46 @@ export class ZoneObject {
     this.ctx.storage.describeChange(note)
   }
 
-  /** Records security events (kept out of the zone's timeline of configuration changes). */
-  recordEvents(events: Parameters<EventStore['record']>[0]): void {
-    if (events.length === 0) return
-    this.describe(EVENTS_NOTE)
-    this.events.record(events)
+  /** Whether the zone still holds security events from before they had an object of their own. */
+  holdsLegacyEvents(): boolean {
+    const tables = this.ctx.storage.sql.exec(
+      'SELECT count(*) AS n FROM sqlite_master WHERE name = ?',
+      LEGACY_EVENTS_TABLE,
+    )
+    return Number(tables.one().n) > 0
+  }
+
+  /** Up to `limit` of those events, oldest first, from the one after `afterId`. */
+  legacyEvents(afterId: number, limit: number): SecurityEventRecord[] {
+    return this.ctx.storage.sql
+      .exec(`SELECT * FROM ${LEGACY_EVENTS_TABLE} WHERE id > ? ORDER BY id LIMIT ?`, afterId, limit)
+      .toArray() as unknown as SecurityEventRecord[]
+  }
+
+  /** Drops the legacy table once the zone's event log holds its events. */
+  dropLegacyEvents(): void {
+    this.change(() => {
+      this.describe(EVENTS_MOVED_NOTE)
+      this.ctx.storage.sql.exec(`DROP TABLE IF EXISTS ${LEGACY_EVENTS_TABLE}`)
+    })
   }
 
   /**
    * Asks for the zone's one alarm to fire by `time` at the latest. The alarm serves everything
-   * timed (a migration's switch-over, pruning events), and each firing sets the next.
+   * timed (a migration's switch-over), and each firing sets the next.
    */
   wakeBy(time: number): void {
     const scheduled = this.ctx.storage.scheduledAlarm()
     if (scheduled === null || time < scheduled) void this.ctx.storage.setAlarm(time)
   }
 
-  /** Completes a pending migration whose switch-over is due, and prunes expired events. */
+  /** Completes a pending migration whose switch-over is due. */
   async alarm(info: AlarmInvocationInfo): Promise<void> {
     const now = info.scheduledTime
     const { migration_state, migration_switch_at } = this.previousWaf.settings()
-    let nextSwitch: number | null = null
-    if (migration_state === 'pending' && migration_switch_at !== null) {
-      if (migration_switch_at <= now) this.change(() => this.completeMigration(now))
-      else nextSwitch = migration_switch_at
-    }
-    const nextPrune = this.events.prune(now)
-    const next = [nextSwitch, nextPrune].filter((t) => t !== null)
-    if (next.length > 0) await this.ctx.storage.setAlarm(Math.min(...next))
+    if (migration_state !== 'pending' || migration_switch_at === null) return
+    if (migration_switch_at <= now) this.change(() => this.completeMigration(now))
+    else await this.ctx.storage.setAlarm(migration_switch_at)
   }
 
   /** The switch-over: the previous product is off for good, the zone is on managed rulesets. */
@@ -239,12 +274,24 @@ export class ZoneObject {
     })
   }
 
-  /** Points in the zone's history of configuration changes, newest first, from its creation on. */
+  /**
+   * Points in the zone's history of configuration changes, newest first, from its creation on:
+   * `limit` of them when there are as many. Pages of the history are read until that many are
+   * found, each page twice the last, as points that are not configuration can be most of them.
+   */
   history(options: { limit?: number; before?: string }): HistoryPoint[] {
-    // The origin point is the object's empty file, from before the zone was written into it.
-    return this.ctx.storage
-      .listHistory(options)
-      .filter((point) => !isOriginBookmark(point.bookmark) && point.note !== EVENTS_NOTE)
+    const { limit = Infinity } = options
+    const points: HistoryPoint[] = []
+    let before = options.before
+    for (let page = Math.min(limit, HISTORY_FIRST_PAGE); points.length < limit; page *= 2) {
+      const read = this.ctx.storage.listHistory({ limit: page, before })
+      for (const point of read) {
+        if (points.length < limit && isConfigurationPoint(point)) points.push(point)
+      }
+      if (read.length < page) break
+      before = read.at(-1)!.bookmark
+    }
+    return points
   }
 
   /**

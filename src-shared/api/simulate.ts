@@ -168,3 +168,40 @@ export interface SecurityEvent {
   action: string
   description: string
 }
+
+/** The caps of a zone's event log: past either, the oldest events are dropped. */
+export interface EventLogLimits {
+  max_events: number
+  /** bytes of the log's database in use */
+  max_bytes: number
+}
+
+/** GET and PATCH …/events/settings: the caps, what the log holds, and what the caps dropped. */
+export interface EventLogStatus extends EventLogLimits {
+  stored_events: number
+  stored_bytes: number
+  /** events dropped, oldest first, to keep within the caps */
+  dropped: number
+}
+
+/** `result_info` of GET …/events. */
+export interface EventsResultInfo {
+  count: number
+  stored_events: number
+  dropped: number
+}
+
+/** The body of PATCH …/events/settings; null puts a cap back to its default. */
+export const EventLogSettings = Type.Object(
+  {
+    max_events: Type.Optional(
+      Type.Union([Type.Integer({ minimum: 1, maximum: 100_000_000 }), Type.Null()]),
+    ),
+    // Below 64 KiB the log's empty tables alone would fill the cap.
+    max_bytes: Type.Optional(
+      Type.Union([Type.Integer({ minimum: 65_536, maximum: 2 ** 40 }), Type.Null()]),
+    ),
+  },
+  { additionalProperties: false },
+)
+export type EventLogSettings = Static<typeof EventLogSettings>

@@ -3,17 +3,27 @@
 // Replay takes NDJSON (one request description per line) or a HAR file; with `?stream=true` it
 // answers NDJSON progress lines and then the envelope, so a long replay shows its progress. The
 // migration's side-by-side replay (waf_migration/compare) takes the same bodies.
+// A simulation records its events unless `?record=false`; a replay only with `?record=true`, as
+// bulk traffic would otherwise crowd the capped event log (events/settings).
 
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import { Value } from 'typebox/value'
 import { badRequest } from '@shared/api/errors'
-import { SimulatedRequest, type ReplaySummary, type Simulation } from '@shared/api/simulate'
+import {
+  EventLogSettings,
+  SimulatedRequest,
+  type EventsResultInfo,
+  type ReplaySummary,
+  type SecurityEvent,
+  type Simulation,
+} from '@shared/api/simulate'
+import type { Envelope } from '@shared/api/envelope'
 import type { MigrationComparison } from '@shared/api/waf'
 import { comparisonOf, type Simulator } from '../../zones/simulator'
-import type { SecurityEvent } from '@shared/api/simulate'
 import type { EventQuery } from '../../zones/events'
+import type { ZoneEvents } from '../../zones/zone-events'
 import type { ZoneRegistry } from '../../zones/registry'
 import { ok } from '../envelope'
 
@@ -166,7 +176,8 @@ function summarize(
 export const simulationRoutes: FastifyPluginAsyncTypebox<{
   simulator: Simulator
   zones: ZoneRegistry
-}> = async (app, { simulator, zones }) => {
+  events: ZoneEvents
+}> = async (app, { simulator, zones, events }) => {
   // Replay bodies are text (NDJSON) or a HAR file; both are parsed by parseReplay.
   app.addContentTypeParser(
     ['application/x-ndjson', 'text/plain'],
@@ -179,7 +190,7 @@ export const simulationRoutes: FastifyPluginAsyncTypebox<{
     { schema: { params: ZoneParams, querystring: SimulateQuery, body: SimulatedRequest } },
     async (request) => {
       const [simulation] = await simulator.simulate(request.params.zone_id, [request.body], {
-        record: request.query.record,
+        record: request.query.record ?? true,
       })
       return ok(simulation)
     },
@@ -224,7 +235,7 @@ export const simulationRoutes: FastifyPluginAsyncTypebox<{
         (chunk) =>
           simulator.simulate(request.params.zone_id, chunk, {
             trace: false,
-            record: request.query.record,
+            record: request.query.record ?? false,
           }),
         (requests, simulations) => summarize(requests, simulations, request.query.results === true),
       ),
@@ -253,7 +264,11 @@ export const simulationRoutes: FastifyPluginAsyncTypebox<{
   app.get(
     '/zones/:zone_id/events',
     { schema: { params: ZoneParams, querystring: EventsQuery } },
-    async (request): Promise<ReturnType<typeof ok<SecurityEvent[]>>> => {
+    async (
+      request,
+    ): Promise<
+      Omit<Envelope<SecurityEvent[]>, 'result_info'> & { result_info: EventsResultInfo }
+    > => {
       const { since, until, limit, ...rest } = request.query
       const time = (name: string, value: string | undefined) => {
         if (value === undefined) return undefined
@@ -268,7 +283,25 @@ export const simulationRoutes: FastifyPluginAsyncTypebox<{
         since: time('since', since),
         until: time('until', until),
       }
-      return ok(await zones.inZone(request.params.zone_id, (zone) => zone.events.query(query)))
+      const answer = await events.query(request.params.zone_id, query)
+      return {
+        ...ok(answer.events),
+        result_info: {
+          count: answer.events.length,
+          stored_events: answer.status.stored_events,
+          dropped: answer.status.dropped,
+        },
+      }
     },
+  )
+
+  app.get('/zones/:zone_id/events/settings', { schema: { params: ZoneParams } }, async (request) =>
+    ok(await events.status(request.params.zone_id)),
+  )
+
+  app.patch(
+    '/zones/:zone_id/events/settings',
+    { schema: { params: ZoneParams, body: EventLogSettings } },
+    async (request) => ok(await events.setLimits(request.params.zone_id, request.body)),
   )
 }
