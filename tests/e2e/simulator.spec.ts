@@ -2,7 +2,8 @@
 // run through the Simulator against the exposed-credentials ruleset (passed, with the header the
 // rule adds toward the origin and the credential check in the trace), saved samples as a
 // regression suite, and a replay of attack traffic against the managed ruleset whose blocked
-// requests show in the outcome chart and then as security events.
+// requests show in the outcome chart and then, recorded on request, as security events, within
+// the event log's caps.
 
 import { expect, test, type Workbench } from './fixtures'
 
@@ -122,6 +123,9 @@ test('replay attack traffic against the managed ruleset and find the blocks as e
   await page.goto(`${workbench.ui}#/replay`)
   await expect(page.getByLabel('Zone')).toHaveValue(/^[0-9a-f]{32}$/)
   await page.getByLabel('Traffic file').setInputFiles('tests/fixtures/traffic/attacks.ndjson')
+  const record = page.getByLabel('Record security events')
+  await expect(record).not.toBeChecked()
+  await record.check()
   await page.getByRole('button', { name: 'Replay', exact: true }).click()
 
   await expect(page.getByRole('status').filter({ hasText: 'requests replayed' })).toHaveText(
@@ -142,4 +146,14 @@ test('replay attack traffic against the managed ruleset and find the blocks as e
     /Block: [1-9]\d*/,
   )
   await page.screenshot({ path: 'test-results/e2e/events.png' })
+
+  // A lower cap drops the oldest events at once, and says how many.
+  const log = page.getByRole('form', { name: 'Event log' })
+  await expect(log).toContainText('0 events dropped')
+  await log.getByLabel('Most events').fill('10')
+  await log.getByRole('button', { name: 'Set caps' }).click()
+  await expect(log).toContainText(/10 events stored .*at\s+most 10 events/s)
+  await expect(log).toContainText(/[1-9][\d,]* events dropped/)
+  await expect(events.getByRole('row')).toHaveCount(11)
+  await page.screenshot({ path: 'test-results/e2e/event-log.png' })
 })

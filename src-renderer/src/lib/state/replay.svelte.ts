@@ -11,7 +11,8 @@ import { ZoneChoice } from './zone-choice.svelte'
 export class ReplayState extends ChunkedRun<ReplayTotals> {
   readonly choice = new ZoneChoice()
   file = $state.raw<File | null>(null)
-  record = $state(true)
+  /** Off by default: bulk traffic would crowd the zone's capped event log. */
+  record = $state(false)
 
   async load(): Promise<void> {
     try {
@@ -36,7 +37,7 @@ export class ReplayState extends ChunkedRun<ReplayTotals> {
     const zoneId = this.choice.zoneId
     const file = this.file
     if (zoneId === null || file === null) return
-    const query = `?results=true${this.record ? '' : '&record=false'}`
+    const query = `?results=true${this.record ? '&record=true' : ''}`
     await this.runChunks({
       text: () => file.text(),
       post: (body) => workbenchApi.post<ReplaySummary>(`/zones/${zoneId}/replay${query}`, body),

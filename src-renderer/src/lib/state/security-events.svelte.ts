@@ -1,10 +1,11 @@
 // The Security events screen's state: the zone, the filters, and the events they select with the
-// time window they were asked for (the chart spans that window).
+// time window they were asked for (the chart spans that window); and the zone's event log: its
+// caps, what it holds and how many events the caps dropped.
 
 import type { ApiMessage } from '@shared/api/envelope'
 import { errorMessages, workbenchApi } from '../api'
 import { eventQuery } from '../event-query'
-import type { SecurityEvent } from '@shared/api/simulate'
+import type { EventLogSettings, EventLogStatus, SecurityEvent } from '@shared/api/simulate'
 import { ZoneChoice } from './zone-choice.svelte'
 
 const HOUR = 3600 * 1000
@@ -34,6 +35,7 @@ export class SecurityEventsState {
   range = $state<TimeRangeId>('day')
   limit = $state<number>(1000)
   events = $state.raw<SecurityEvent[]>([])
+  log = $state.raw<EventLogStatus | null>(null)
   window = $state.raw<EventWindow>({ since: null, until: Date.now() })
   loading = $state(false)
   errors = $state.raw<ApiMessage[]>([])
@@ -50,6 +52,7 @@ export class SecurityEventsState {
   async select(zoneId: string): Promise<void> {
     this.choice.choose(zoneId)
     this.events = []
+    this.log = null
     await this.refresh()
   }
 
@@ -69,9 +72,13 @@ export class SecurityEventsState {
     })
     this.loading = true
     try {
-      const events = await workbenchApi.get<SecurityEvent[]>(`/zones/${zoneId}/events?${query}`)
+      const [events, log] = await Promise.all([
+        workbenchApi.get<SecurityEvent[]>(`/zones/${zoneId}/events?${query}`),
+        workbenchApi.get<EventLogStatus>(`/zones/${zoneId}/events/settings`),
+      ])
       if (this.choice.zoneId !== zoneId) return
       this.events = events
+      this.log = log
       this.window = { since, until }
       this.errors = []
     } catch (error) {
@@ -79,5 +86,19 @@ export class SecurityEventsState {
     } finally {
       this.loading = false
     }
+  }
+
+  /** Sets the log's caps (null: the default); a lowered cap drops events, so they are reloaded. */
+  async setLimits(limits: EventLogSettings): Promise<boolean> {
+    const zoneId = this.choice.zoneId
+    if (zoneId === null) return false
+    try {
+      await workbenchApi.patch(`/zones/${zoneId}/events/settings`, limits)
+    } catch (error) {
+      this.errors = errorMessages(error)
+      return false
+    }
+    await this.refresh()
+    return true
   }
 }
