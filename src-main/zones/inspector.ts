@@ -2,10 +2,16 @@
 // their tables, keys and alarm, and read-only SQL. Everything goes through each object's runtime
 // (ObjectNamespace.inspect), one event at a time, so a look never races a write. Reads see the
 // whole database, hidden `_cf_` tables included: this is a power user's tool.
+//
+// SQL never runs on the object's own connection, where a PRAGMA could change its settings (one
+// broke a zone's history) and a long query would hold the service. The object's database is
+// copied (serialize(), one event, so the copy is consistent) and the query runs on that copy in a
+// process of its own, within a budget (inspector-process.ts). A copy because the object's
+// connection holds its file in locking_mode EXCLUSIVE: no second connection can read it.
 
 import { statSync } from 'node:fs'
 import { inspect } from 'node:util'
-import { badRequest } from '@shared/api/errors'
+import { ApiError, badRequest } from '@shared/api/errors'
 import type {
   ObjectDetails,
   ObjectKeyEntry,
@@ -15,11 +21,27 @@ import type {
 } from '@shared/bridge'
 import type { ObjectNamespace } from '../objects'
 import type { Storage } from '../storage'
+import { runQuery, type QueryBudget } from './inspector-process'
+import { readOnlyStatement } from './inspector-sql'
 import { ACCOUNT, type ZoneObjects } from './registry'
 
-const MAX_QUERY_ROWS = 500
+const QUERY_BUDGET: QueryBudget = {
+  timeMs: 5_000,
+  rows: 500,
+  answerBytes: 4 * 1024 * 1024,
+  cellCharacters: 10_000,
+}
+/**
+ * Queries run one at a time, each taking at most a core for its budget, so the service keeps the
+ * other; this many more may wait their turn.
+ */
+const MAX_WAITING_QUERIES = 4
 
 export class ObjectInspector {
+  /** Settles when the last query queued has finished, whatever its outcome. */
+  private lastQuery: Promise<unknown> = Promise.resolve()
+  private queriesWaiting = 0
+
   constructor(private readonly objects: ZoneObjects) {}
 
   private namespace(name: ObjectNamespaceName): ObjectNamespace<undefined, unknown> {
@@ -29,15 +51,20 @@ export class ObjectInspector {
     >
   }
 
+  private checkObject(name: ObjectNamespaceName, objectId: string): void {
+    const known = this.namespace(name)
+      .ids()
+      .some((id) => id.toString() === objectId)
+    if (!known) throw badRequest(1001, `No ${name} object has the id ${objectId}`)
+  }
+
   private look<R>(
     name: ObjectNamespaceName,
     objectId: string,
     work: (storage: Storage) => R,
   ): Promise<Awaited<R>> {
+    this.checkObject(name, objectId)
     const namespace = this.namespace(name)
-    if (!namespace.ids().some((id) => id.toString() === objectId)) {
-      throw badRequest(1001, `No ${name} object has the id ${objectId}`)
-    }
     return namespace.inspect(namespace.idFromString(objectId), work)
   }
 
@@ -109,45 +136,52 @@ export class ObjectInspector {
     })
   }
 
-  /** Runs one read-only statement; anything that could write is refused before it runs. */
-  query(name: ObjectNamespaceName, objectId: string, sql: string): Promise<ObjectQueryResult> {
-    return this.look(name, objectId, (storage) => {
-      let statement
-      try {
-        statement = storage.db.prepare(sql)
-      } catch (error) {
-        throw badRequest(
-          1001,
-          `SQL error: ${error instanceof Error ? error.message : String(error)}`,
-        )
-      }
-      if (!statement.readonly)
-        throw badRequest(1001, 'Only read-only SQL runs here: this statement could write.')
-      if (!statement.reader) return { columns: [], rows: [], truncated: false }
-      const columns = statement.columns().map((column) => column.name)
-      const rows: unknown[][] = []
-      let truncated = false
-      for (const row of statement.raw(true).iterate() as Iterable<unknown[]>) {
-        if (rows.length === MAX_QUERY_ROWS) {
-          truncated = true
-          break
-        }
-        rows.push(row.map(displayable))
-      }
-      return { columns, rows, truncated }
+  /**
+   * Runs one read-only statement on a copy of the object's database; anything else is refused
+   * before it runs (inspector-sql.ts).
+   */
+  async query(
+    name: ObjectNamespaceName,
+    objectId: string,
+    sql: string,
+  ): Promise<ObjectQueryResult> {
+    const statement = readOnlyStatement(sql)
+    this.checkObject(name, objectId)
+    if (this.queriesWaiting === MAX_WAITING_QUERIES) {
+      // The vendor's answer to too many requests: status 429
+      // (https://developers.cloudflare.com/support/troubleshooting/http-status-codes/4xx-client-error/error-429/)
+      // with code 971 and this message (https://github.com/cloudflare/workers-sdk/issues/10025).
+      throw new ApiError(
+        429,
+        971,
+        `Please wait and consider throttling your request speed: ${MAX_WAITING_QUERIES} inspector queries are waiting to run.`,
+      )
+    }
+    this.queriesWaiting++
+    const query = this.lastQuery.then(async () => {
+      this.queriesWaiting--
+      const image = await this.look(name, objectId, imageOf)
+      return runQuery(image, statement, QUERY_BUDGET)
     })
+    this.lastQuery = query.catch(() => undefined)
+    return query
   }
+}
+
+/**
+ * The database as the object's connection sees it, as one buffer. Its header still says WAL
+ * (bytes 18 and 19 are 2), which an in-memory database cannot open; 1 is the rollback journal
+ * (https://sqlite.org/fileformat2.html#file_format_version_numbers).
+ */
+function imageOf(storage: Storage): Buffer {
+  const image = storage.db.serialize()
+  image[18] = 1
+  image[19] = 1
+  return image
 }
 
 function describeType(value: unknown): string {
   if (value === null) return 'null'
   if (typeof value !== 'object') return typeof value
   return value.constructor?.name ?? 'Object'
-}
-
-/** Cells travel as JSON: blobs become a byte count, big integers text. */
-function displayable(cell: unknown): unknown {
-  if (cell instanceof Uint8Array) return `<${cell.byteLength} bytes>`
-  if (typeof cell === 'bigint') return cell.toString()
-  return cell
 }
