@@ -4,7 +4,7 @@
 
 import type { ObjectContext } from '../objects'
 import type { ManagedRuleset } from './catalog'
-import { RULESET_SCHEMA, RulesetStore } from './rulesets/store'
+import { RULESET_SCHEMA, RULESET_SCHEMA_V2, RulesetStore } from './rulesets/store'
 import { migrateSchema, transact } from './zone-object'
 
 const SCHEMA: readonly string[] = [
@@ -12,6 +12,7 @@ const SCHEMA: readonly string[] = [
   `CREATE TABLE managed_rulesets (
      id TEXT NOT NULL, version TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (id, version))`,
   ...RULESET_SCHEMA,
+  ...RULESET_SCHEMA_V2,
 ]
 
 export interface ZoneIndexEntry {

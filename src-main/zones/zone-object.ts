@@ -10,7 +10,7 @@ import { FirewallStore, FIREWALL_SCHEMA } from './firewall/store'
 import { PageRules, PAGE_RULES_SCHEMA } from './page-rules'
 import { PreviousWafStore, PREVIOUS_WAF_SCHEMA } from './previous-waf/store'
 import { RefusedAfterWrite } from './problems'
-import { RULESET_SCHEMA, RulesetStore } from './rulesets/store'
+import { RULESET_SCHEMA, RULESET_SCHEMA_V2, RulesetStore } from './rulesets/store'
 import { vendorTimestamp } from './vendor-format'
 
 /** The zone's own settings, one row of the `zone` table. */
@@ -56,6 +56,7 @@ const SCHEMA: readonly string[] = [
   "SELECT 'step retired: security_events_time moved to the events namespace'",
   ...PREVIOUS_WAF_SCHEMA,
   ...PAGE_RULES_SCHEMA,
+  ...RULESET_SCHEMA_V2,
 ]
 
 /** Brings an object's SQL schema up to date; the steps run in the object's implicit transaction. */

@@ -3,9 +3,11 @@
 // cursor pagination, dry runs, the account twins and by_tag; every error of the contract with its
 // code and pointer, and that refused input changes nothing and everything survives a restart.
 
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startService, type Running } from './harness'
+import { removeDataDir, startService, type Running } from './harness'
 
 const ACCOUNT = '01a7362d577a6c3019a474fd6f485823'
 const PHASE = 'http_request_firewall_managed'
@@ -1189,5 +1191,156 @@ describe('durability', () => {
 
     const next = await running.call(`${base}/rules`, { method: 'POST', json: skip('R6') })
     expect(Number(next.body.result.version)).toBe(Number(before.version) + 1)
+  })
+})
+
+describe('versions stored as changes', () => {
+  /** Bytes of every file under `path` (the zones' databases, WALs and history archives). */
+  const bytesUnder = (path: string): number =>
+    statSync(path).isDirectory()
+      ? readdirSync(path).reduce((sum, name) => sum + bytesUnder(join(path, name)), 0)
+      : statSync(path).size
+
+  it('reads every old version back as the API answered it, after many edits and a restart', async () => {
+    let service = await startService()
+    try {
+      const zone = (
+        await service.call('/zones', {
+          method: 'POST',
+          json: { name: 'versions-as-changes.example', plan: 'enterprise' },
+        })
+      ).body.result.id
+      const rule = (n: number) => ({
+        action: 'block',
+        expression: `ip.src eq 198.51.100.${n}`,
+        description: `rule ${n}`,
+      })
+      const created = await service.call(`/zones/${zone}/rulesets`, {
+        method: 'POST',
+        json: { name: 'edited', kind: 'custom', phase: CUSTOM_PHASE, rules: [rule(0), rule(1)] },
+      })
+      const base = `/zones/${zone}/rulesets/${created.body.result.id}`
+      const answered = new Map<string, any>([['1', created.body.result]])
+      const latest = () => [...answered.values()].at(-1)
+      const ruleIds = () => latest().rules.map((r: any) => r.id)
+      for (let n = 2; n < 122; n++) {
+        const ids = ruleIds()
+        const pick = ids[(n * 7) % ids.length]
+        const answer = await [
+          () => service.call(`${base}/rules`, { method: 'POST', json: rule(n) }),
+          () =>
+            service.call(`${base}/rules`, {
+              method: 'POST',
+              json: { ...rule(n), position: { before: '' } },
+            }),
+          () =>
+            service.call(`${base}/rules`, {
+              method: 'POST',
+              json: { ...rule(n), position: { index: 1 + (n % ids.length) } },
+            }),
+          () => service.call(`${base}/rules/${pick}`, { method: 'PATCH', json: rule(n) }),
+          () =>
+            service.call(`${base}/rules/${pick}`, {
+              method: 'PATCH',
+              json: { position: { index: 1 + ((n * 3) % ids.length) } },
+            }),
+          () =>
+            ids.length > 3
+              ? service.call(`${base}/rules/${pick}`, { method: 'DELETE' })
+              : service.call(`${base}/rules`, { method: 'POST', json: rule(n) }),
+          // A PUT sending some rules back unchanged, in another order, and a new one.
+          () =>
+            service.call(base, {
+              method: 'PUT',
+              json: {
+                description: `put ${n}`,
+                rules: [
+                  ...latest()
+                    .rules.filter((_: any, i: number) => i % 3 !== 0)
+                    .reverse()
+                    .map(({ version: _v, last_updated: _l, ...kept }: any) => kept),
+                  rule(n),
+                ],
+              },
+            }),
+        ][n % 7]!()
+        expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+        answered.set(answer.body.result.version, answer.body.result)
+      }
+      for (const version of ['3', '50', '51', '100']) {
+        const deleted = await service.call(`${base}/versions/${version}`, { method: 'DELETE' })
+        expect(deleted.status).toBe(204)
+        answered.delete(version)
+        notRouted(await service.call(`${base}/versions/${version}`))
+      }
+
+      const readBack = async () => {
+        const listed = (await service.call(`${base}/versions`)).body.result
+        expect(listed.map((v: any) => v.version)).toEqual([...answered.keys()])
+        for (const [version, answer] of answered) {
+          const read = (await service.call(`${base}/versions/${version}`)).body.result
+          expect(JSON.stringify(read)).toBe(JSON.stringify(answer))
+        }
+        expect(JSON.stringify((await service.call(base)).body.result)).toBe(
+          JSON.stringify(latest()),
+        )
+      }
+      await readBack()
+      await service.stop()
+      service = await startService(service.dataDir)
+      await readBack()
+      // A deleted number is never given again: the next version follows the latest.
+      const next = await service.call(`${base}/rules`, { method: 'POST', json: rule(200) })
+      expect(next.body.result.version).toBe('122')
+    } finally {
+      await service.stop()
+      removeDataDir(service.dataDir)
+    }
+  })
+
+  it('grows storage linearly with rule adds: the second 200 cost what the first 200 did', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'zw-growth-'))
+    const zonesDir = join(dataDir, 'objects', 'zone')
+    let service = await startService(dataDir)
+    const zone = (
+      await service.call('/zones', {
+        method: 'POST',
+        json: { name: 'growth.example', plan: 'enterprise' },
+      })
+    ).body.result.id
+    const ruleset = (
+      await service.call(`/zones/${zone}/rulesets/phases/${CUSTOM_PHASE}/entrypoint`, {
+        method: 'PUT',
+        json: { rules: [] },
+      })
+    ).body.result.id
+    // Sizes are read with the service stopped, so each WAL has been checkpointed into its file.
+    const addRules = async (from: number) => {
+      service = await startService(dataDir)
+      for (let n = from; n < from + 200; n++) {
+        const added = await service.call(`/zones/${zone}/rulesets/${ruleset}/rules`, {
+          method: 'POST',
+          json: {
+            action: 'block',
+            expression: `ip.src eq 198.51.${n >> 8}.${n & 255}`,
+            description: `rule ${n}`,
+          },
+        })
+        expect(added.status).toBe(200)
+      }
+      await service.stop()
+      return bytesUnder(zonesDir)
+    }
+    try {
+      await service.stop()
+      const start = bytesUnder(zonesDir)
+      const afterFirst = await addRules(0)
+      const afterSecond = await addRules(200)
+      // Whole-list copies make the second 200 adds cost three times the first (quadratic growth).
+      expect(afterSecond - afterFirst).toBeLessThan(1.5 * (afterFirst - start))
+    } finally {
+      await service.stop()
+      removeDataDir(dataDir)
+    }
   })
 })
