@@ -44,7 +44,9 @@ const keyOfIndex = (idx: string): string =>
  * Versions stored as changes. The tables are WITHOUT ROWID so that a row written is one b-tree
  * entry (a rowid table with a key writes a second one, in its index). Versions stored whole
  * before this step become rule rows: a rule at the same index with the same content in
- * consecutive stored versions is one row, so a ruleset built by appending shares its rows.
+ * consecutive stored versions is one row (one run), so a ruleset built by appending shares its
+ * rows. The runs are found by window functions, whose sorts use SQLite's temporary storage: only
+ * the runs themselves are written to the database, and so to its history.
  */
 export const RULESET_SCHEMA_V2: readonly string[] = [
   `CREATE TABLE ruleset_rules (
@@ -54,33 +56,27 @@ export const RULESET_SCHEMA_V2: readonly string[] = [
      ruleset_id TEXT NOT NULL, until INTEGER NOT NULL, position TEXT NOT NULL,
      since INTEGER NOT NULL, body TEXT NOT NULL,
      PRIMARY KEY (ruleset_id, until, position)) WITHOUT ROWID;
-   CREATE TABLE ruleset_migration_rules (
-     ruleset_id TEXT NOT NULL, idx INTEGER NOT NULL, version INTEGER NOT NULL,
-     previous INTEGER, next INTEGER, body TEXT NOT NULL,
-     PRIMARY KEY (ruleset_id, idx, version)) WITHOUT ROWID;
-   INSERT INTO ruleset_migration_rules
-     SELECT v.ruleset_id, rule.key, v.version, v.previous, v.next, rule.value
-     FROM (SELECT ruleset_id, version, body,
-             lag(version) OVER (PARTITION BY ruleset_id ORDER BY version) AS previous,
-             lead(version) OVER (PARTITION BY ruleset_id ORDER BY version) AS next
-           FROM ruleset_versions) AS v, json_each(v.body, '$.rules') AS rule;
    CREATE TABLE ruleset_migration_runs (
      ruleset_id TEXT NOT NULL, idx INTEGER NOT NULL, since INTEGER NOT NULL, until INTEGER,
      body TEXT NOT NULL, PRIMARY KEY (ruleset_id, idx, since)) WITHOUT ROWID;
    INSERT INTO ruleset_migration_runs
-     SELECT start.ruleset_id, start.idx, start.version, (
-         SELECT last.next FROM ruleset_migration_rules AS last
-         WHERE last.ruleset_id = start.ruleset_id AND last.idx = start.idx
-           AND last.version >= start.version
-           AND NOT EXISTS (SELECT 1 FROM ruleset_migration_rules AS later
-             WHERE later.ruleset_id = last.ruleset_id AND later.idx = last.idx
-               AND later.version = last.next AND later.body = last.body)
-         ORDER BY last.version LIMIT 1),
-       start.body
-     FROM ruleset_migration_rules AS start
-     WHERE NOT EXISTS (SELECT 1 FROM ruleset_migration_rules AS earlier
-       WHERE earlier.ruleset_id = start.ruleset_id AND earlier.idx = start.idx
-         AND earlier.version = start.previous AND earlier.body = start.body);
+     SELECT ruleset_id, idx, min(version), CASE WHEN count(next) = count(*) THEN max(next) END,
+       min(body)
+     FROM (
+       SELECT *, sum(starts) OVER (PARTITION BY ruleset_id, idx ORDER BY n) AS run
+       FROM (
+         SELECT *, CASE WHEN lag(n) OVER by_index = n - 1 AND lag(body) OVER by_index = body
+                   THEN 0 ELSE 1 END AS starts
+         FROM (
+           SELECT v.ruleset_id, v.version, v.n, v.next, rule.key AS idx, rule.value AS body
+           FROM (
+             SELECT ruleset_id, version, body, row_number() OVER by_version AS n,
+               lead(version) OVER by_version AS next
+             FROM ruleset_versions
+             WINDOW by_version AS (PARTITION BY ruleset_id ORDER BY version)) AS v,
+           json_each(v.body, '$.rules') AS rule)
+         WINDOW by_index AS (PARTITION BY ruleset_id, idx ORDER BY n)))
+     GROUP BY ruleset_id, idx, run;
    INSERT INTO ruleset_rules
      SELECT ruleset_id, ${keyOfIndex('idx')}, since, body
      FROM ruleset_migration_runs WHERE until IS NULL;
@@ -88,7 +84,6 @@ export const RULESET_SCHEMA_V2: readonly string[] = [
      SELECT ruleset_id, until, ${keyOfIndex('idx')}, since, body
      FROM ruleset_migration_runs WHERE until IS NOT NULL;
    DROP TABLE ruleset_migration_runs;
-   DROP TABLE ruleset_migration_rules;
    CREATE TABLE ruleset_summaries (
      ruleset_id TEXT NOT NULL, version INTEGER NOT NULL, summary TEXT NOT NULL,
      PRIMARY KEY (ruleset_id, version)) WITHOUT ROWID;
