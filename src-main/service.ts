@@ -22,7 +22,7 @@ import { createBridge } from './bridge'
 import { ManagedCatalog, readCatalogFiles } from './zones/catalog'
 import { ZoneConfiguration } from './zones/configuration'
 import { readLegacyCatalog } from './zones/previous-waf/catalog'
-import { importSampleCredentials } from './zones/credentials'
+import { importSampleCredentials, type CredentialNamespace } from './zones/credentials'
 import { Simulator } from './zones/simulator'
 import { importAccountDatabase } from './zones/import-account-db'
 import { ObjectInspector } from './zones/inspector'
@@ -66,6 +66,8 @@ export interface Service {
   server: ApiServer
   bridge: Bridge
   zones: ZoneRegistry
+  /** The leaked-credential database, for the shells' imports (file dialog, upload). */
+  credentials: CredentialNamespace
   /** Starts the HTTP server; resolves to its origin, e.g. http://127.0.0.1:8787 */
   listen(): Promise<string>
   /** e.g. http://127.0.0.1:8787/client/v4 (after listen) */
@@ -176,6 +178,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     server,
     bridge,
     zones,
+    credentials: objects.credentials,
     async listen() {
       await server.listen({ host, port: options.api.port ?? 0 })
       const address = server.server.address() as AddressInfo

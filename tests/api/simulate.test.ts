@@ -317,53 +317,6 @@ describe('replay and events', () => {
   })
 })
 
-describe('credential database', () => {
-  it('imports a hash list with progress, after which its pairs count as exposed', async () => {
-    const { createHash } = await import('node:crypto')
-    const { writeFileSync } = await import('node:fs')
-    const { join } = await import('node:path')
-    const sha1 = (text: string) => createHash('sha1').update(text).digest('hex').toUpperCase()
-    const file = join(running.dataDir, 'leak.txt')
-    const filler = Array.from({ length: 12_000 }, (_, i) => `${sha1(`user${i}:pw${i}`)}:${i + 1}`)
-    writeFileSync(
-      file,
-      [...filler, `${sha1('somesalt' + 'new.user@example.com:Hunter2!')}:3`, 'not a hash'].join(
-        '\n',
-      ),
-    )
-    const zone = await zoneDeploying([ECC])
-    const login = {
-      method: 'POST',
-      url: 'https://app.example.com/api/login',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'new.user@example.com', password: 'Hunter2!' }),
-    }
-    expect((await simulate(zone, login)).origin_headers).toEqual({})
-    const response = await fetch(`${running.origin}/workbench/v1/credentials/import?stream=true`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${CREDENTIALS.apiToken}`,
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify({ path: file, kind: 'pair', salt: 'somesalt' }),
-    })
-    const parts = (await response.text())
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line))
-    expect(parts.filter((part) => 'progress' in part).length).toBeGreaterThanOrEqual(2)
-    expect(parts.at(-1).result).toMatchObject({ added: 12_001, skipped: 1 })
-    expect((await simulate(zone, login)).origin_headers).toEqual({
-      'Exposed-Credential-Check': '1',
-    })
-    const missing = await running.call(`${running.origin}/workbench/v1/credentials/import`, {
-      method: 'POST',
-      json: { path: join(running.dataDir, 'absent.txt'), kind: 'pair' },
-    })
-    expect(missing.status).toBe(400)
-  })
-})
-
 describe('replay input', () => {
   it('reads NDJSON whose requests carry a header named log as NDJSON, not as a HAR file', async () => {
     const zone = await zoneDeploying([GENERAL])

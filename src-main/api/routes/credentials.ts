@@ -1,58 +1,130 @@
 // /workbench/v1/credentials: the leaked-credential database the exposed-credentials check asks.
-// GET counts what it holds; POST …/import streams a hash list from a file on this machine
-// (`HASH:COUNT` per line) into it, batch by batch, with `?stream=true` answering NDJSON progress
-// lines before the envelope.
+// GET describes it (distinct hashes by kind, and the lists imported); POST …/import takes a hash
+// list's content (`HASH:COUNT` per line) as the request body, `?kind=…&name=…[&salt=…]`, read as
+// it arrives and never held whole (`Content-Encoding: gzip` accepted), with `?stream=true`
+// answering NDJSON progress lines before the envelope. No path on this machine is read: a list
+// arrives as an upload, or through the Electron shell's file dialog.
 
-import { existsSync, statSync } from 'node:fs'
+import { Readable, Transform, pipeline } from 'node:stream'
+import { createGunzip } from 'node:zlib'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from 'typebox'
-import { badRequest } from '@shared/api/errors'
+import { ApiError, badRequest } from '@shared/api/errors'
+import {
+  CredentialImportQuery,
+  type CredentialImport,
+  type CredentialImportProgress,
+} from '@shared/api/credentials'
 import { importHashList, type CredentialNamespace } from '../../zones/credentials'
-import { ok } from '../envelope'
-
-const ImportBody = Type.Object(
-  {
-    /** absolute path of the list on this machine */
-    path: Type.String({ minLength: 1 }),
-    kind: Type.Union([Type.Literal('pair'), Type.Literal('password')]),
-    /** the salt the list's hashes were made with, if any */
-    salt: Type.Optional(Type.String({ maxLength: 256 })),
-  },
-  { additionalProperties: false },
-)
+import { failed, ok } from '../envelope'
+import type { RouteAccess } from '../server'
 
 export const credentialRoutes: FastifyPluginAsyncTypebox<{
   credentials: CredentialNamespace
 }> = async (app, { credentials }) => {
   const id = credentials.idFromName('credentials')
+  app.get('/credentials', async () => ok(await credentials.call(id, (db) => db.database())))
+  await app.register(credentialUploadRoute, { credentials, path: '/credentials/import' })
+}
 
-  app.get('/credentials', async () => ok(await credentials.call(id, (db) => db.counts())))
+const UPLOAD_TYPES = ['text/plain', 'application/octet-stream']
+
+const uploadRequired = () =>
+  badRequest(6003, "Invalid request headers: upload the list's content as the request body", {
+    error_chain: [
+      {
+        code: 6105,
+        message: `Invalid Content-Type header, valid values are ${UPLOAD_TYPES.join(', ')}`,
+      },
+    ],
+  })
+
+/** What reading a list can fail with through its sender's doing, as the vendor's 400s. */
+export function uploadFault(error: unknown): ApiError | undefined {
+  if (error instanceof ApiError) return error
+  const code = (error as { code?: unknown }).code
+  if (typeof code === 'string' && code.startsWith('Z_')) {
+    return badRequest(6007, `Invalid request: the list is not valid gzip (${code})`)
+  }
+  if (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE') {
+    return badRequest(6007, 'Invalid request: the upload ended before its content did')
+  }
+  return undefined
+}
+
+/**
+ * POST `path`: one list's upload into the database, all of it or nothing. Its own scope takes
+ * text bodies as the raw stream. The headless shell registers it again as its bridge's
+ * `importCredentialList`, behind the UI's session.
+ */
+export const credentialUploadRoute: FastifyPluginAsyncTypebox<{
+  credentials: CredentialNamespace
+  path: string
+  access?: RouteAccess
+}> = async (app, { credentials, path, access }) => {
+  app.addContentTypeParser(UPLOAD_TYPES, (_request, payload, done) => done(null, payload))
 
   app.post(
-    '/credentials/import',
+    path,
     {
-      schema: {
-        body: ImportBody,
-        querystring: Type.Object({ stream: Type.Optional(Type.Boolean()) }),
-      },
+      config: access === undefined ? {} : { access },
+      schema: { querystring: CredentialImportQuery },
     },
     async (request, reply) => {
-      const { path, kind, salt } = request.body
-      if (!existsSync(path) || !statSync(path).isFile()) {
-        throw badRequest(1001, `Invalid request: ${path} is not a file on this machine`)
+      const { kind, name, salt, stream } = request.query
+      const body = request.body
+      if (!(body instanceof Readable)) throw uploadRequired()
+      const encoding = request.headers['content-encoding'] ?? 'identity'
+      if (encoding !== 'identity' && encoding !== 'gzip') {
+        throw badRequest(6003, 'Invalid request headers', {
+          error_chain: [
+            { code: 6105, message: 'Invalid Content-Encoding header, valid values are gzip' },
+          ],
+        })
       }
-      const stream = request.query.stream === true
-      if (stream) reply.raw.writeHead(200, { 'content-type': 'application/x-ndjson' })
-      const result = await importHashList(credentials, path, {
-        kind,
-        salt,
-        onProgress: (progress) => {
-          if (stream) reply.raw.write(`${JSON.stringify({ progress })}\n`)
+      const length = Number(request.headers['content-length'])
+      const bytes = { bytesRead: 0, totalBytes: Number.isSafeInteger(length) ? length : null }
+      const counter = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          bytes.bytesRead += chunk.length
+          done(null, chunk)
         },
       })
-      const answer = ok({ ...result, counts: await credentials.call(id, (db) => db.counts()) })
-      if (!stream) return answer
-      reply.raw.end(`${JSON.stringify(answer)}\n`)
+      // pipeline's callback sees the failure the import's reading rethrows; nothing to add here.
+      const ignore = () => undefined
+      const content =
+        encoding === 'gzip'
+          ? pipeline(body, counter, createGunzip(), ignore)
+          : pipeline(body, counter, ignore)
+
+      const writeLine = (line: unknown) => {
+        if (!reply.raw.headersSent) {
+          reply.raw.writeHead(200, { 'content-type': 'application/x-ndjson' })
+        }
+        reply.raw.write(`${JSON.stringify(line)}\n`)
+      }
+      try {
+        const outcome = await importHashList(credentials, content, { name, kind, salt }, (done) => {
+          if (stream === true) {
+            writeLine({ progress: { ...bytes, ...done } satisfies CredentialImportProgress })
+          }
+        })
+        const answer = ok({ name, kind, ...bytes, ...outcome } satisfies CredentialImport)
+        if (stream !== true) return answer
+        writeLine(answer)
+      } catch (error) {
+        const fault = uploadFault(error)
+        // Once progress lines have gone out, the status is sent: the failure is the last line.
+        if (!reply.raw.headersSent) throw fault ?? error
+        if (fault === undefined) console.error(`POST ${request.url}:`, error)
+        writeLine(
+          failed(
+            (
+              fault ?? new ApiError(500, 10001, 'Internal error: the import failed; see the log')
+            ).toMessages(),
+          ),
+        )
+      }
+      reply.raw.end()
       return reply
     },
   )
