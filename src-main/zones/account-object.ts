@@ -1,6 +1,10 @@
 // The account as a stateful object: the index of the zones it holds (id and name). A zone's own
 // settings live in the zone's object; the index exists so that names stay unique across zones
-// and lists need not open every zone.
+// and lists need not open every zone. A row may carry the intent of a change that spans the
+// index and the zone's object (`pending`: create, delete or restore): the registry writes it
+// before touching the zone and clears it after, so that a start after a kill finishes or undoes
+// the change (registry.ts, `recover`). A zone being created or deleted holds its name but is not
+// listed and cannot be reached.
 
 import type { ObjectContext } from '../objects'
 import type { ManagedRuleset } from './catalog'
@@ -13,11 +17,26 @@ const SCHEMA: readonly string[] = [
      id TEXT NOT NULL, version TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (id, version))`,
   ...RULESET_SCHEMA,
   ...RULESET_SCHEMA_V2,
+  `ALTER TABLE zones ADD COLUMN pending TEXT`,
+  `ALTER TABLE zones ADD COLUMN pending_detail TEXT`,
 ]
+
+/** A change that spans the index and a zone's object, written before it starts. */
+export type PendingChange =
+  | { kind: 'create' }
+  | { kind: 'delete' }
+  | { kind: 'restore'; bookmark: string; undo: string; migratingBefore: boolean }
+
+/** The rows a zone's routes and lists see: not those of zones being created or deleted. */
+const REACHABLE = `(pending IS NULL OR pending = 'restore')`
 
 export interface ZoneIndexEntry {
   id: string
   name: string
+}
+
+export interface IndexRow extends ZoneIndexEntry {
+  pending: PendingChange | null
 }
 
 export class AccountObject {
@@ -70,7 +89,8 @@ export class AccountObject {
 
   list(query: { name?: string; offset: number; limit: number }): { ids: string[]; total: number } {
     const sql = this.ctx.storage.sql
-    const where = query.name === undefined ? '' : 'WHERE name = ?'
+    const where =
+      query.name === undefined ? `WHERE ${REACHABLE}` : `WHERE ${REACHABLE} AND name = ?`
     const filter = query.name === undefined ? [] : [query.name]
     const total = Number(sql.exec(`SELECT count(*) AS n FROM zones ${where}`, ...filter).one().n)
     const ids = sql
@@ -85,6 +105,24 @@ export class AccountObject {
     return { ids, total }
   }
 
+  /** Every row of the index with its pending change, if any. */
+  rows(): IndexRow[] {
+    return this.ctx.storage.sql
+      .exec('SELECT id, name, pending, pending_detail FROM zones ORDER BY name')
+      .toArray()
+      .map((row) => ({
+        id: String(row.id),
+        name: String(row.name),
+        pending:
+          row.pending === null
+            ? null
+            : ({
+                kind: row.pending,
+                ...(row.pending_detail === null ? {} : JSON.parse(String(row.pending_detail))),
+              } as PendingChange),
+      }))
+  }
+
   /** Every zone of the index, by name. */
   entries(): ZoneIndexEntry[] {
     return this.ctx.storage.sql
@@ -93,7 +131,16 @@ export class AccountObject {
       .map((row) => ({ id: String(row.id), name: String(row.name) }))
   }
 
+  /** Whether `id` names a zone that routes reach (not one being created or deleted). */
   has(id: string): boolean {
+    return (
+      this.ctx.storage.sql.exec(`SELECT 1 FROM zones WHERE id = ? AND ${REACHABLE}`, id).toArray()
+        .length > 0
+    )
+  }
+
+  /** Whether the index holds a row for `id`, whatever its state. */
+  holds(id: string): boolean {
     return this.ctx.storage.sql.exec('SELECT 1 FROM zones WHERE id = ?', id).toArray().length > 0
   }
 
@@ -103,12 +150,32 @@ export class AccountObject {
     return row === undefined ? undefined : String(row.id)
   }
 
-  add(entry: ZoneIndexEntry & { created_on: string }): void {
+  /** Adds a zone being created: it holds its name from now on, and is listed once settled. */
+  addPending(entry: ZoneIndexEntry & { created_on: string }): void {
     this.ctx.storage.sql.exec(
-      'INSERT INTO zones VALUES (?, ?, ?)',
+      "INSERT INTO zones (id, name, created_on, pending) VALUES (?, ?, ?, 'create')",
       entry.id,
       entry.name,
       entry.created_on,
+    )
+  }
+
+  /** Records the change about to span the index and the zone's object. */
+  markPending(id: string, change: PendingChange): void {
+    const { kind, ...detail } = change
+    this.ctx.storage.sql.exec(
+      'UPDATE zones SET pending = ?, pending_detail = ? WHERE id = ?',
+      kind,
+      Object.keys(detail).length === 0 ? null : JSON.stringify(detail),
+      id,
+    )
+  }
+
+  /** The change on `id` is complete. */
+  settle(id: string): void {
+    this.ctx.storage.sql.exec(
+      'UPDATE zones SET pending = NULL, pending_detail = NULL WHERE id = ?',
+      id,
     )
   }
 

@@ -1,6 +1,8 @@
 // Data dirs written before zones became objects kept the zones in `<dataDir>/account.sqlite`.
 // At start, such a file is imported into the account and zone objects once, then renamed to
-// `account.sqlite.imported` (kept, not deleted, so nothing a user had is ever lost).
+// `account.sqlite.imported` (kept, not deleted, so nothing a user had is ever lost). Each zone is
+// adopted on its own, crash-safely; an import a kill interrupted resumes at the next start with
+// the zones not yet adopted.
 
 import Database from 'better-sqlite3'
 import { existsSync, renameSync } from 'node:fs'
@@ -26,7 +28,10 @@ export async function importAccountDatabase(
   } finally {
     db.close()
   }
-  for (const row of rows) await registry.adopt({ ...row, paused: row.paused === 1 })
+  for (const row of rows) {
+    if (await registry.holds(row.id)) continue
+    await registry.adopt({ ...row, paused: row.paused === 1 })
+  }
   for (const suffix of ['', '-wal', '-shm']) {
     if (existsSync(file + suffix)) renameSync(file + suffix, `${file}.imported${suffix}`)
   }

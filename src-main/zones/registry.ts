@@ -14,7 +14,7 @@ import {
 } from '@shared/api/zones'
 import { ObjectNamespace, type Clock } from '../objects'
 import type { HistoryEntry } from '@shared/bridge'
-import { AccountObject } from './account-object'
+import { AccountObject, type PendingChange } from './account-object'
 import type { ManagedRuleset } from './catalog'
 import { CredentialsObject } from './credentials'
 import { EventLog } from './events'
@@ -73,6 +73,8 @@ export function openZoneObjects(dataDir: string, clock?: Clock): ZoneObjects {
 }
 
 export class ZoneRegistry {
+  private readonly zoneQueues = new Map<string, Promise<void>>()
+
   constructor(
     private readonly objects: ZoneObjects,
     private readonly now: () => number = Date.now,
@@ -129,6 +131,11 @@ export class ZoneRegistry {
     return { zones, total }
   }
 
+  /** Whether the index holds `id` in any state (a zone being created or deleted included). */
+  holds(id: string): Promise<boolean> {
+    return this.account((a) => a.holds(id))
+  }
+
   get(id: string): Promise<Zone> {
     return this.inZone(id, (_zone, record) => toZone(record))
   }
@@ -155,22 +162,27 @@ export class ZoneRegistry {
     )
   }
 
-  /** Stores a zone whose record is complete and checked (a new zone, or one being imported). */
-  async adopt(record: ZoneRecord): Promise<ZoneRecord> {
-    // The account claims the name first: that is the one atomic step that keeps names unique.
-    await this.account((a) => {
-      if (a.holderOf(record.name) !== undefined) throw duplicate(record.name)
-      a.add({ id: record.id, name: record.name, created_on: record.created_on })
+  /**
+   * Stores a zone whose record is complete and checked (a new zone, or one being imported): the
+   * index claims the name with the create pending, the zone's object is written, the index
+   * settles. A kill in between is finished or undone by `recover`.
+   */
+  adopt(record: ZoneRecord): Promise<ZoneRecord> {
+    return this.exclusively(record.id, async () => {
+      await this.account((a) => {
+        if (a.holderOf(record.name) !== undefined) throw duplicate(record.name)
+        if (a.holds(record.id)) throw badRequest(1061, `A zone with the id ${record.id} exists.`)
+        a.addPending({ id: record.id, name: record.name, created_on: record.created_on })
+      })
+      try {
+        await this.zoneObject(record.id, (z) => z.initialize(record))
+      } catch (error) {
+        await this.forget(record.id)
+        throw error
+      }
+      await this.account((a) => a.settle(record.id))
+      return record
     })
-    try {
-      await this.objects.zones.call(this.objects.zones.idFromName(record.id), (z) =>
-        z.initialize(record),
-      )
-    } catch (error) {
-      await this.account((a) => a.remove(record.id))
-      throw error
-    }
-    return record
   }
 
   async edit(id: string, edit: ZoneEdit): Promise<Zone> {
@@ -187,31 +199,47 @@ export class ZoneRegistry {
     )
   }
 
-  /** Zone names are fixed in the vendor's API; renaming is the workbench's own operation. */
-  async rename(id: string, newName: string): Promise<Zone> {
+  /**
+   * Zone names are fixed in the vendor's API; renaming is the workbench's own operation. The
+   * index is the authority on names (it keeps them unique), so it changes first; a kill before
+   * the zone's object follows is repaired by `recover`, which gives the zone the index's name.
+   */
+  rename(id: string, newName: string): Promise<Zone> {
     const name = checkedName(newName)
-    await this.get(id)
-    await this.account((a) => {
-      const holder = a.holderOf(name)
-      if (holder !== undefined && holder !== id) throw duplicate(name)
-      a.rename(id, name)
+    return this.exclusively(id, async () => {
+      await this.get(id)
+      await this.account((a) => {
+        const holder = a.holderOf(name)
+        if (holder !== undefined && holder !== id) throw duplicate(name)
+        a.rename(id, name)
+      })
+      return toZone(
+        await this.inZone(id, (zone) =>
+          zone.update({ name, modified_on: vendorTimestamp(this.now()) }),
+        ),
+      )
     })
-    return toZone(
-      await this.inZone(id, (zone) =>
-        zone.update({ name, modified_on: vendorTimestamp(this.now()) }),
-      ),
-    )
   }
 
   /**
-   * Deletes a zone: it leaves the account's index first (so nothing routes to it any more), then
-   * its object is erased, database file, log and history with it.
+   * Deletes a zone: the index marks it deleted (from then on nothing routes to it and it is not
+   * listed), its objects are erased (database file, log, history and events), and its row goes.
+   * A kill in between is finished by `recover`.
    */
-  async delete(id: string): Promise<{ id: string }> {
-    await this.inZone(id, () => undefined)
-    await this.account((a) => a.remove(id))
+  delete(id: string): Promise<{ id: string }> {
+    return this.exclusively(id, async () => {
+      await this.inZone(id, () => undefined)
+      await this.account((a) => a.markPending(id, { kind: 'delete' }))
+      await this.forget(id)
+      return { id }
+    })
+  }
+
+  /** Erases a zone's objects, then its row of the index (which held its name until then). */
+  private async forget(id: string): Promise<void> {
     await this.objects.zones.erase(this.objects.zones.idFromName(id))
-    return { id }
+    await this.objects.events.erase(this.objects.events.idFromName(id))
+    await this.account((a) => a.remove(id))
   }
 
   /** Points in the zone's history, newest first. */
@@ -229,47 +257,70 @@ export class ZoneRegistry {
 
   /**
    * Restores the zone to the state it had at `bookmark`. The restore happens as the zone's object
-   * restarts; a point from before the zone existed, or one whose name another zone now holds, is
-   * undone at once and refused.
+   * restarts; a point from before the zone existed, from before its migration began, or whose
+   * name another zone now holds, is undone at once and refused. The intent (with the bookmark
+   * that undoes it) is in the index first, so a kill at any step is settled by `recover` the same
+   * way: kept if allowed, undone if not.
    */
-  async restore(id: string, bookmark: string): Promise<{ restored: string; undo: string }> {
-    const migratingBefore = await this.inZone(id, (zone) => zone.migrationUnderway())
-    const undo = await this.scheduleRestore(id, bookmark)
-    const { record, migrating } = await this.objects.zones.call(
-      this.objects.zones.idFromName(id),
-      (z) => ({ record: z.record(), migrating: z.migrationUnderway() }),
-    )
+  restore(id: string, bookmark: string): Promise<{ restored: string; undo: string }> {
+    return this.exclusively(id, async () => {
+      const { migratingBefore, current } = await this.inZone(id, async (zone) => ({
+        migratingBefore: zone.migrationUnderway(),
+        current: await zone.currentBookmark(),
+      }))
+      const intent = { kind: 'restore', bookmark, undo: current, migratingBefore } as const
+      await this.account((a) => a.markPending(id, intent))
+      let undo: string
+      try {
+        undo = await this.scheduleRestore(id, bookmark)
+      } catch (error) {
+        await this.account((a) => a.settle(id))
+        throw error
+      }
+      const refusal = await this.settleRestore(id, intent)
+      if (refusal !== undefined) throw badRequest(1002, `Cannot restore to ${bookmark}: ${refusal}`)
+      return { restored: bookmark, undo }
+    })
+  }
+
+  /**
+   * Keeps a restore whose result the index can take (renaming the zone in the index to the
+   * restored name), or undoes it; answers why it was refused, if it was.
+   */
+  private async settleRestore(
+    id: string,
+    intent: Extract<PendingChange, { kind: 'restore' }>,
+  ): Promise<string | undefined> {
+    const { record, migrating } = await this.zoneObject(id, (z) => ({
+      record: z.record(),
+      migrating: z.migrationUnderway(),
+    }))
     const refusal =
       record === undefined
         ? 'That point is from before the zone was created.'
-        : migratingBefore && !migrating
+        : intent.migratingBefore && !migrating
           ? 'That point is from before the zone began its migration to WAF managed rulesets, which cannot be undone.'
           : await this.account((a) => {
               const holder = a.holderOf(record.name)
               if (holder !== undefined && holder !== id)
                 return `Another zone now holds the name ${record.name}.`
               a.rename(id, record.name)
+              a.settle(id)
               return undefined
             })
     if (refusal !== undefined) {
-      await this.scheduleUncheckedRestore(id, undo)
-      await this.objects.zones.call(this.objects.zones.idFromName(id), (z) => z.record())
-      throw badRequest(1002, `Cannot restore to ${bookmark}: ${refusal}`)
+      await this.scheduleRestore(id, intent.undo)
+      // The object restarts into the undone state before the intent is cleared.
+      await this.zoneObject(id, (z) => z.record())
+      await this.account((a) => a.settle(id))
     }
-    return { restored: bookmark, undo }
-  }
-
-  private async scheduleRestore(id: string, bookmark: string): Promise<string> {
-    await this.get(id)
-    return this.scheduleUncheckedRestore(id, bookmark)
+    return refusal
   }
 
   /** Also for a zone object that holds no zone (the undo of a refused restore). */
-  private async scheduleUncheckedRestore(id: string, bookmark: string): Promise<string> {
+  private async scheduleRestore(id: string, bookmark: string): Promise<string> {
     try {
-      return await this.objects.zones.call(this.objects.zones.idFromName(id), (z) =>
-        z.scheduleRestore(bookmark),
-      )
+      return await this.zoneObject(id, (z) => z.scheduleRestore(bookmark))
     } catch (error) {
       // History refuses malformed and foreign bookmarks, and points outside its 30-day window.
       throw badRequest(
@@ -277,6 +328,89 @@ export class ZoneRegistry {
         `Cannot restore to ${bookmark}: ${error instanceof Error ? error.message : String(error)}`,
       )
     }
+  }
+
+  /**
+   * Brings the index and the zones' objects back into agreement after a start that may follow a
+   * kill: each pending change is finished or undone, a row whose zone was never stored goes, a
+   * zone whose name differs from its row takes the row's name, and the objects of zones the
+   * index no longer holds (a delete killed by an older version) are erased. Answers what it
+   * repaired, one sentence each.
+   */
+  async recover(): Promise<string[]> {
+    const repaired: string[] = []
+    for (const row of await this.account((a) => a.rows())) {
+      const pending = row.pending
+      if (pending?.kind === 'delete') {
+        await this.forget(row.id)
+        repaired.push(`Finished deleting zone ${row.name} (${row.id}).`)
+        continue
+      }
+      if (pending?.kind === 'restore') {
+        const refusal = await this.settleRestore(row.id, pending)
+        repaired.push(
+          refusal === undefined
+            ? `Finished restoring zone ${row.name} (${row.id}) to ${pending.bookmark}.`
+            : `Undid the restore of zone ${row.name} (${row.id}) to ${pending.bookmark}: ${refusal}`,
+        )
+        continue
+      }
+      const record = await this.zoneObject(row.id, (z) => z.record())
+      if (record === undefined) {
+        await this.forget(row.id)
+        repaired.push(
+          pending?.kind === 'create'
+            ? `Undid the creation of zone ${row.name} (${row.id}): it was interrupted before the zone was stored.`
+            : `Removed zone ${row.name} (${row.id}) from the index: it holds no zone.`,
+        )
+        continue
+      }
+      if (pending?.kind === 'create') {
+        await this.account((a) => a.settle(row.id))
+        repaired.push(`Finished creating zone ${row.name} (${row.id}).`)
+      }
+      if (record.name !== row.name) {
+        await this.zoneObject(row.id, (z) => z.update({ name: row.name }))
+        repaired.push(`Zone ${row.id} takes its indexed name ${row.name} (it was ${record.name}).`)
+      }
+    }
+    const indexed = new Set(
+      (await this.account((a) => a.rows())).map((row) =>
+        this.objects.zones.idFromName(row.id).toString(),
+      ),
+    )
+    for (const namespace of [this.objects.zones, this.objects.events] as const) {
+      for (const objectId of namespace.ids()) {
+        if (indexed.has(objectId.toString())) continue
+        await (namespace as ObjectNamespace<undefined, unknown>).erase(objectId)
+        repaired.push(`Erased the remains of a deleted zone (object ${objectId.toString()}).`)
+      }
+    }
+    return repaired
+  }
+
+  /** Runs `work` in zone `id`'s object, whatever the index says of it. */
+  private zoneObject<R>(id: string, work: (zone: ZoneObject) => R): Promise<Awaited<R>> {
+    return this.objects.zones.call(this.objects.zones.idFromName(id), work)
+  }
+
+  /**
+   * Runs the changes that span the index and a zone's object one at a time per zone, so that two
+   * of them cannot interleave their steps (a rename racing a restore would leave the index and
+   * the zone naming it differently).
+   */
+  private exclusively<R>(id: string, work: () => Promise<R>): Promise<R> {
+    const previous = this.zoneQueues.get(id) ?? Promise.resolve()
+    const next = previous.then(work, work)
+    const settled = next.then(
+      () => undefined,
+      () => undefined,
+    )
+    this.zoneQueues.set(id, settled)
+    void settled.then(() => {
+      if (this.zoneQueues.get(id) === settled) this.zoneQueues.delete(id)
+    })
+    return next
   }
 
   async close(): Promise<void> {

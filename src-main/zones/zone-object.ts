@@ -295,6 +295,11 @@ export class ZoneObject {
     return points
   }
 
+  /** The bookmark of the zone as it stands (everything written so far is committed first). */
+  currentBookmark(): Promise<string> {
+    return this.ctx.storage.getCurrentBookmark()
+  }
+
   /**
    * Arranges for the zone to come back as it was at `bookmark`, and restarts the object so that
    * it does. Returns the bookmark that undoes the restore.
