@@ -10,6 +10,7 @@ import { homedir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { Type } from 'typebox'
+import { credentialUploadRoute } from './api/routes/credentials'
 import { ok } from './api/envelope'
 import { WORKBENCH_PREFIX } from './api/server'
 import { invokeBridge } from './bridge'
@@ -40,6 +41,19 @@ function indexWithToken(rendererDir: string, token: string): string {
   )
 }
 
+/**
+ * The bridge's importCredentialList for a page without a file dialog of ours: the page picks a
+ * file and uploads its content here (the route the API has, behind the UI's session).
+ */
+async function registerCredentialUpload(service: Service): Promise<void> {
+  await service.server.register(credentialUploadRoute, {
+    prefix: `${WORKBENCH_PREFIX}/bridge`,
+    path: '/importCredentialList',
+    credentials: service.credentials,
+    access: 'session',
+  })
+}
+
 export async function startHeadless(
   options: HeadlessOptions,
 ): Promise<{ service: Service; origin: string }> {
@@ -62,6 +76,7 @@ export async function startHeadless(
     async (request) =>
       ok(await invokeBridge(service.bridge, request.params.operation, request.body)),
   )
+  await registerCredentialUpload(service)
 
   const rendererDir = options.rendererDir
   if (rendererDir !== undefined && existsSync(join(rendererDir, 'index.html'))) {

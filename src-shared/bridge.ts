@@ -5,6 +5,7 @@
 // schema here: the renderer is untrusted.
 
 import { Type, type Static, type TSchema } from 'typebox'
+import { CREDENTIAL_KINDS, type CredentialImport } from './api/credentials'
 import type { Envelope } from './api/envelope'
 import { ZONE_PLANS, ZoneCreateBody, type Zone } from './api/zones'
 
@@ -116,6 +117,16 @@ export const BRIDGE_INPUTS = {
     path: Type.String({ pattern: '^/(?:client/v4/|workbench/v1/(?!bridge/))' }),
     body: Type.Optional(Type.Unknown()),
   }),
+  /**
+   * Imports a leaked-credential list the user picks: the Electron shell opens its file dialog and
+   * streams the file from the main process; the headless shell's page uploads the file it picked
+   * (POST /workbench/v1/bridge/importCredentialList?kind=…&name=… with the content as the body).
+   * The renderer never names a path.
+   */
+  importCredentialList: Type.Object({
+    kind: Type.Enum(CREDENTIAL_KINDS),
+    salt: Type.Optional(Type.String({ maxLength: 256 })),
+  }),
 } satisfies Record<string, TSchema>
 
 export interface BridgeOutputs {
@@ -132,6 +143,8 @@ export interface BridgeOutputs {
   objectKeys: ObjectKeyEntry[]
   queryObject: ObjectQueryResult
   callApi: ApiAnswer
+  /** null when the user closed the file dialog without choosing */
+  importCredentialList: CredentialImport | null
 }
 
 export type BridgeOperation = keyof typeof BRIDGE_INPUTS & keyof BridgeOutputs

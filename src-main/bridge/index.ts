@@ -48,6 +48,12 @@ export function createBridge({
       return { restored, undoBookmark: undo }
     },
     callApi,
+    importCredentialList: async () => {
+      throw badRequest(
+        1001,
+        'This shell has no file dialog: upload the list to POST /workbench/v1/bridge/importCredentialList?kind=…&name=… with its content as the body',
+      )
+    },
   }
 }
 

@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { DEFAULT_API_PORT, ensureCredentials, type Preferences } from '../preferences'
 import { createService, type Service } from '../service'
+import { importChosenList } from './credential-import'
 import { registerBridgeIpc } from './ipc'
 
 const rendererIndex = join(import.meta.dirname, '..', 'renderer', 'index.html')
@@ -35,7 +36,13 @@ async function start(): Promise<void> {
     shell: 'electron',
   })
   await service.listen()
-  registerBridgeIpc(service.bridge, isOwnFrame)
+  registerBridgeIpc(
+    {
+      ...service.bridge,
+      importCredentialList: importChosenList(() => window, service.credentials),
+    },
+    isOwnFrame,
+  )
 
   session.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) =>
     callback(false),

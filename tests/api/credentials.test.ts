@@ -3,9 +3,13 @@
 // import the process never finished is discarded when the service next starts.
 
 import { createHash } from 'node:crypto'
-import { readFileSync, statSync } from 'node:fs'
+import { mkdtempSync, readFileSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startHeadless } from '../../src-main/headless'
+import type { Service } from '../../src-main/service'
 import type { CredentialNamespace } from '../../src-main/zones/credentials'
 import { openZoneObjects } from '../../src-main/zones/registry'
 import { CREDENTIALS, removeDataDir, startService, type Running } from './harness'
@@ -249,5 +253,49 @@ describe('credential import', () => {
     const retried = await upload(`${staged}:1`, { kind: 'pair', name: 'killed.txt' })
     expect(JSON.parse(retried.text).result).toMatchObject({ added: 1, replaced: false })
     expect(await exposed('killed@example.com', 'K1lled!')).toBe(true)
+  })
+})
+
+describe('credential import through the headless bridge', () => {
+  const TOKEN = 'credentialBridgeToken0123456789abcdefgh'
+  const dataDir = mkdtempSync(join(tmpdir(), 'zw-credentials-bridge-'))
+  let service: Service
+  let origin: string
+
+  beforeAll(async () => {
+    ;({ service, origin } = await startHeadless({ dataDir, port: 0, apiToken: TOKEN }))
+  })
+  afterAll(async () => {
+    await service.close()
+    removeDataDir(dataDir)
+  })
+
+  it('takes the page’s upload as importCredentialList, and has no file dialog to open', async () => {
+    const list = `${sha1('Pa55word!')}:4\n`
+    const response = await fetch(
+      `${origin}/workbench/v1/bridge/importCredentialList?kind=password&name=picked.txt`,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/octet-stream' },
+        body: list,
+      },
+    )
+    expect(response.status).toBe(200)
+    expect((await response.json()).result).toMatchObject({
+      name: 'picked.txt',
+      kind: 'password',
+      added: 1,
+      counts: { password: expect.any(Number) },
+    })
+
+    const asJson = await fetch(`${origin}/workbench/v1/bridge/importCredentialList`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'pair' }),
+    })
+    expect(asJson.status).toBe(400)
+    await expect(service.bridge.importCredentialList({ kind: 'pair' })).rejects.toThrow(
+      /no file dialog/,
+    )
   })
 })
