@@ -70,7 +70,8 @@ async function upload(
         'content-type': 'text/plain',
         ...headers,
       },
-      body: content,
+      // fetch's body type takes an ArrayBuffer-backed view, not a Buffer
+      body: typeof content === 'string' ? content : new Uint8Array(content),
     },
   )
   return { status: response.status, text: await response.text() }

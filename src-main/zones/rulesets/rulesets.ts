@@ -155,33 +155,7 @@ export class Rulesets {
 
   create(body: RulesetCreateBody): Ruleset {
     const problems = new Problems()
-    const kindRefusal =
-      body.kind === 'managed'
-        ? 'managed rulesets are the vendor\u2019s and cannot be created'
-        : (body.kind === 'zone' && this.options.scope !== 'zone') ||
-            (body.kind === 'root' && this.options.scope !== 'account')
-          ? `a ruleset of kind ${body.kind} cannot be created at this level`
-          : undefined
-    if (kindRefusal !== undefined) {
-      problems.add(
-        RULESET_ERRORS.kindRefused,
-        invalidValue(body.kind, 'kind', kindRefusal),
-        '/kind',
-      )
-    } else if (
-      body.kind === this.entrypointKind &&
-      this.store.entrypoint(body.phase, body.kind) !== undefined
-    ) {
-      problems.add(
-        RULESET_ERRORS.entrypointExists,
-        invalidValue(
-          body.kind,
-          'kind',
-          `exceeded maximum number of ${body.kind} rulesets for phase ${body.phase}`,
-        ),
-        '/kind',
-      )
-    }
+    this.checkNewKind(body, problems)
     problems.check()
     const shell = {
       id: this.options.newId(),
@@ -201,6 +175,74 @@ export class Rulesets {
 
   update(id: string, body: RulesetUpdateBody): Ruleset {
     return this.replace(this.writable(id), body)
+  }
+
+  /**
+   * Makes the ruleset with `given`'s id equal to `given` (a zone imported from a bundle), its
+   * rules checked as a PUT's are. A ruleset the object does not hold is stored as given: ids,
+   * versions and times kept. One it holds gets its next version, as a PUT makes it, except that a
+   * new rule keeps the id it was given; when nothing differs, it stays as it is.
+   */
+  adopt(given: Ruleset): Ruleset {
+    const current = this.store.get(given.id)
+    const problems = new Problems()
+    if (current === undefined) this.checkNewKind(given, problems)
+    else checkUnchanged(given, current, problems)
+    problems.check()
+    const scope = this.scopeFor(given)
+    const byId = new Map((current?.rules ?? []).map((rule) => [rule.id, rule]))
+    const seen = new Set<string>()
+    const rules = given.rules.flatMap((input, index) => {
+      if (seen.has(input.id)) {
+        problems.add(
+          RULESET_ERRORS.duplicateRuleId,
+          invalidValue(input.id, 'id', 'two rules of the ruleset have it'),
+          `/rules/${index}/id`,
+        )
+      }
+      seen.add(input.id)
+      const content = checkRule(input, `/rules/${index}`, scope, problems)
+      if (content === undefined) return []
+      if (current !== undefined)
+        return [this.materialize(content, byId.get(input.id), input.ref, input.id)]
+      const { action, action_parameters, expression, description, ...rest } = content
+      return [
+        {
+          id: input.id,
+          version: input.version,
+          action,
+          ...(action_parameters === undefined ? {} : { action_parameters }),
+          expression,
+          description,
+          last_updated: input.last_updated,
+          ref: input.ref,
+          ...rest,
+        },
+      ]
+    })
+    problems.check()
+    this.checkDeployments(rules, problems, (index) => `/rules/${index}`)
+    problems.check()
+    if (current === undefined) {
+      const ruleset = {
+        ...this.assemble(given, Number(given.version), rules),
+        last_updated: given.last_updated,
+      }
+      this.options.describe(`Ruleset ${ruleset.name} imported (${ruleset.phase})`)
+      this.store.save(ruleset)
+      return ruleset
+    }
+    const unchanged =
+      current.description === given.description &&
+      rules.length === current.rules.length &&
+      rules.every((rule, index) => rule === current.rules[index])
+    if (unchanged) return current
+    const next = this.nextVersion(current, rules, given.description)
+    this.options.describe(
+      `Ruleset ${current.name} (${current.phase}) imported: version ${next.version}`,
+    )
+    this.store.save(next)
+    return next
   }
 
   /** PUT of an entry point: replaces its rules, creating the entry point when there is none. */
@@ -335,6 +377,37 @@ export class Rulesets {
 
   // --- helpers --------------------------------------------------------------------------------
 
+  /** A ruleset of `body.kind` may be created here: not managed, not a second entry point. */
+  private checkNewKind(body: Pick<Ruleset, 'kind' | 'phase'>, problems: Problems): void {
+    const kindRefusal =
+      body.kind === 'managed'
+        ? 'managed rulesets are the vendor\u2019s and cannot be created'
+        : (body.kind === 'zone' && this.options.scope !== 'zone') ||
+            (body.kind === 'root' && this.options.scope !== 'account')
+          ? `a ruleset of kind ${body.kind} cannot be created at this level`
+          : undefined
+    if (kindRefusal !== undefined) {
+      problems.add(
+        RULESET_ERRORS.kindRefused,
+        invalidValue(body.kind, 'kind', kindRefusal),
+        '/kind',
+      )
+    } else if (
+      body.kind === this.entrypointKind &&
+      this.store.entrypoint(body.phase, body.kind) !== undefined
+    ) {
+      problems.add(
+        RULESET_ERRORS.entrypointExists,
+        invalidValue(
+          body.kind,
+          'kind',
+          `exceeded maximum number of ${body.kind} rulesets for phase ${body.phase}`,
+        ),
+        '/kind',
+      )
+    }
+  }
+
   /** An own ruleset that may change: the vendor's 7003 for none, 20129 for a managed one. */
   private writable(id: string): Ruleset {
     const ruleset = this.store.get(id)
@@ -448,9 +521,17 @@ export class Rulesets {
     })
   }
 
-  /** A stored rule from checked content: new, unchanged, or the next version of `existing`. */
-  private materialize(content: RuleContent, existing: Rule | undefined, ref?: string): Rule {
-    const id = existing?.id ?? this.options.newId()
+  /**
+   * A stored rule from checked content: new (with `newRuleId`, else an id of its own), unchanged,
+   * or the next version of `existing`.
+   */
+  private materialize(
+    content: RuleContent,
+    existing: Rule | undefined,
+    ref?: string,
+    newRuleId?: string,
+  ): Rule {
+    const id = existing?.id ?? newRuleId ?? this.options.newId()
     const finalRef = ref !== undefined && ref !== '' ? ref : (existing?.ref ?? id)
     if (
       existing !== undefined &&

@@ -4,6 +4,7 @@
 
 import type { Envelope } from '@shared/api/envelope'
 import { BRIDGE_OPERATIONS, type Bridge } from '@shared/bridge'
+import { uploadPickedCredentialList } from './credential-upload'
 
 function httpBridge(): Bridge {
   const token = document.querySelector<HTMLMetaElement>(
@@ -22,9 +23,10 @@ function httpBridge(): Bridge {
     }
     return envelope.result
   }
-  return Object.fromEntries(
+  const operations = Object.fromEntries(
     BRIDGE_OPERATIONS.map((operation) => [operation, (input: unknown) => call(operation, input)]),
   ) as unknown as Bridge
+  return { ...operations, importCredentialList: uploadPickedCredentialList }
 }
 
 export const bridge: Bridge = window.workbench ?? httpBridge()
