@@ -49,6 +49,22 @@ export interface ConfigurationOptions {
 
 const MANAGED_PHASE = PHASE_MANAGED as Phase
 
+/** Where what a change creates gets its ids and its time (the service's own unless given). */
+export interface Identities {
+  newId: () => string
+  now: () => string
+}
+
+/** The API of each part of one zone's configuration, for a change that spans them all. */
+export interface ZoneParts {
+  rulesets(identities?: Identities): Rulesets
+  firewall(identities?: Identities): Firewall
+  /** refused (10400) for a zone on managed rulesets */
+  previousWaf(identities?: Identities): PreviousWaf
+  pageRules: PageRules
+  pageRuleContext(identities?: Identities): PageRuleContext
+}
+
 export class ZoneConfiguration {
   private readonly now: () => number
   private readonly switchMs: number
@@ -93,20 +109,60 @@ export class ZoneConfiguration {
     )
   }
 
+  /**
+   * Each part's API over `zone` as `record` says it stands, for a change of the whole
+   * configuration that the caller runs in the zone's object as one write (a bundle's import).
+   * What the parts write is described by `describe` (the caller says it once for all).
+   */
+  zoneParts(zone: ZoneObject, record: ZoneRecord, describe: (note: string) => void): ZoneParts {
+    const own: Identities = { newId: newVendorId, now: this.timestamp }
+    const basePath = `/zones/${record.id}`
+    return {
+      rulesets: (identities = own) =>
+        this.zoneRulesets(zone, record, 'as the zone stands', { ...identities, describe }),
+      firewall: (identities = own) =>
+        new Firewall({
+          store: zone.firewall,
+          plan: record.plan,
+          basePath,
+          describe,
+          ...identities,
+        }),
+      previousWaf: (identities = own) =>
+        new PreviousWaf({
+          store: zone.previousWaf,
+          catalog: this.legacy,
+          record,
+          describe,
+          ...identities,
+        }),
+      pageRules: zone.pageRules,
+      pageRuleContext: (identities = own) => ({
+        plan: record.plan,
+        basePath,
+        describe,
+        ...identities,
+      }),
+    }
+  }
+
   private zoneRulesets(
     zone: ZoneObject,
     record: ZoneRecord,
     managedDeployments: 'as the zone stands' | 'migrating' = 'as the zone stands',
+    writer: Identities & { describe: (note: string) => void } = {
+      now: this.timestamp,
+      newId: newVendorId,
+      describe: (note) => zone.describe(note),
+    },
   ): Rulesets {
     const notBegun = migrationState(record, zone.previousWaf.settings()) === 'start'
     return new Rulesets({
       catalog: this.catalog,
-      now: this.timestamp,
-      newId: newVendorId,
+      ...writer,
       store: zone.rulesets,
       scope: 'zone',
       basePath: `/zones/${record.id}`,
-      describe: (note) => zone.describe(note),
       ...(notBegun && managedDeployments !== 'migrating'
         ? {
             managedDeploymentsRefused: `the zone still runs the previous WAF managed rules: deploy managed rulesets through its migration (PUT /zones/${record.id}/rulesets/phases/http_request_firewall_managed/entrypoint?waf_migration=pending&phase_two=1, after GET /zones/${record.id}/waf_migration/check?phase_two=1)`,
