@@ -3,9 +3,9 @@ import svelte from 'eslint-plugin-svelte'
 import globals from 'globals'
 import ts from 'typescript-eslint'
 
-// The layers point one way (DESIGN.md): shared ← storage ← objects ← zones ← api, bridge, export
-// ← service ← shells; engine sees only shared; the renderer sees only shared. Each rule below
-// forbids the imports that would point the other way.
+// The layers point one way (DESIGN.md): shared ← storage ← objects ← zones ← api, bridge, export,
+// bundles ← service ← shells; engine sees only shared; the renderer sees only shared. Each rule
+// below forbids the imports that would point the other way.
 const layer = (files, patterns) => ({
   files,
   rules: { 'no-restricted-imports': ['error', { patterns }] },
@@ -58,19 +58,28 @@ export default ts.config(
   layer(['src-renderer/**'], [nodeBuiltins, electron, upward('src-main')]),
   layer(
     ['src-main/engine/**'],
-    [electron, upward('storage', 'objects', 'zones', 'api', 'bridge', 'export', 'electron')],
+    [
+      electron,
+      upward('storage', 'objects', 'zones', 'api', 'bridge', 'export', 'bundles', 'electron'),
+    ],
   ),
   layer(
     ['src-main/storage/**'],
-    [electron, upward('objects', 'zones', 'api', 'bridge', 'export', 'electron', 'engine')],
+    [
+      electron,
+      upward('objects', 'zones', 'api', 'bridge', 'export', 'bundles', 'electron', 'engine'),
+    ],
   ),
   layer(
     ['src-main/objects/**'],
-    [electron, upward('zones', 'api', 'bridge', 'export', 'electron', 'engine')],
+    [electron, upward('zones', 'api', 'bridge', 'export', 'bundles', 'electron', 'engine')],
   ),
-  layer(['src-main/zones/**'], [electron, upward('api', 'bridge', 'export', 'electron')]),
   layer(
-    ['src-main/api/**', 'src-main/bridge/**', 'src-main/export/**'],
+    ['src-main/zones/**'],
+    [electron, upward('api', 'bridge', 'export', 'bundles', 'electron')],
+  ),
+  layer(
+    ['src-main/api/**', 'src-main/bridge/**', 'src-main/export/**', 'src-main/bundles/**'],
     [electron, upward('electron')],
   ),
   layer(['src-main/service.ts', 'src-main/headless.ts'], [electron, upward('electron')]),

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url'
 import type { ApiAnswer, Bridge } from '@shared/bridge'
 import { API_PREFIX, WORKBENCH_PREFIX, createApiServer, type ApiServer } from './api/server'
 import type { Credentials } from './api/auth'
+import { bundleRoutes } from './api/routes/bundles'
 import { credentialRoutes } from './api/routes/credentials'
 import { filterRoutes } from './api/routes/filters'
 import { firewallRuleRoutes, firewallSettingsRoutes } from './api/routes/firewall-rules'
@@ -19,6 +20,7 @@ import { rulesetRoutes } from './api/routes/rulesets'
 import { simulationRoutes } from './api/routes/simulate'
 import { zoneRoutes } from './api/routes/zones'
 import { createBridge } from './bridge'
+import { Bundles } from './bundles'
 import { ManagedCatalog, readCatalogFiles } from './zones/catalog'
 import { ZoneConfiguration } from './zones/configuration'
 import { readLegacyCatalog } from './zones/previous-waf/catalog'
@@ -137,6 +139,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   void server.register(historyRoutes, { prefix: WORKBENCH_PREFIX, zones })
   void server.register(firewallSettingsRoutes, { prefix: WORKBENCH_PREFIX, configuration })
   void server.register(simulationRoutes, { prefix: WORKBENCH_PREFIX, simulator, zones, events })
+  const bundles = new Bundles({ zones, configuration, events, now: options.now })
+  void server.register(bundleRoutes, { prefix: WORKBENCH_PREFIX, bundles })
   void server.register(credentialRoutes, {
     prefix: WORKBENCH_PREFIX,
     credentials: objects.credentials,

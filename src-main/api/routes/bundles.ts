@@ -1,0 +1,51 @@
+// /workbench/v1: a zone's configuration as a bundle (src-shared/api/bundle.ts). Export answers
+// the file itself, to be saved as it comes; import takes one and creates or replaces the zone it
+// names, `?dry_run=true` answering the changes without writing them.
+
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { BUNDLE_ERRORS } from '@shared/api/bundle'
+import { badRequest } from '@shared/api/errors'
+import { bundleText, type Bundles } from '../../bundles'
+import { ok } from '../envelope'
+
+const EXPORT_FORMATS = ['bundle'] as const
+
+export const bundleRoutes: FastifyPluginAsyncTypebox<{ bundles: Bundles }> = async (
+  app,
+  { bundles },
+) => {
+  app.get(
+    '/zones/:zone_id/export',
+    {
+      schema: {
+        params: Type.Object({ zone_id: Type.String() }),
+        querystring: Type.Object({ format: Type.Optional(Type.String({ maxLength: 64 })) }),
+      },
+    },
+    async (request, reply) => {
+      const { format = 'bundle' } = request.query
+      if (!(EXPORT_FORMATS as readonly string[]).includes(format)) {
+        throw badRequest(
+          BUNDLE_ERRORS.unknownFormat,
+          `Unknown export format ${JSON.stringify(format)}: use ${EXPORT_FORMATS.join(', ')}`,
+        )
+      }
+      const bundle = await bundles.exportBundle(request.params.zone_id)
+      return reply
+        .type('application/json; charset=utf-8')
+        .header(
+          'content-disposition',
+          `attachment; filename="${bundle.zone.name}.zone-workbench.json"`,
+        )
+        .send(bundleText(bundle))
+    },
+  )
+
+  app.post(
+    '/zones/import',
+    { schema: { querystring: Type.Object({ dry_run: Type.Optional(Type.Boolean()) }) } },
+    async (request) =>
+      ok(await bundles.importBundle(request.body, { dryRun: request.query.dry_run })),
+  )
+}

@@ -1,0 +1,255 @@
+// Makes a zone's configuration equal to a bundle's, inside one change of the zone's object,
+// through the same parts the API writes with: everything is checked exactly as the API checks
+// it. What the bundle creates keeps the bundle's ids and times; what it changes is updated as an
+// API call would update it (versions move on, times are now). A refusal throws, with its pointer
+// moved into the bundle, and the caller's transaction leaves nothing written.
+
+import type {
+  BundleContent,
+  BundleFilter,
+  BundleFirewallRule,
+  BundlePageRule,
+  BundlePreviousWaf,
+  BundleWafOverride,
+} from '@shared/api/bundle'
+import type { ApiMessage } from '@shared/api/envelope'
+import { ApiError } from '@shared/api/errors'
+import type { FirewallRuleBulkUpdate } from '@shared/api/firewall'
+import type { Identities, ZoneParts } from '../zones/configuration'
+import { RefusedAfterWrite } from '../zones/problems'
+import type { ZoneObject } from '../zones/zone-object'
+import type { ZoneContent } from './read'
+
+/** `error` as a refusal of the bundle: its pointers moved under `prefix`, past `strip`. */
+function relocated(error: ApiError, prefix: string, strip: string): ApiError {
+  const move = (message: ApiMessage): ApiMessage => {
+    const pointer = message.source?.pointer ?? ''
+    const inner = pointer.startsWith(strip) ? pointer.slice(strip.length) : pointer
+    return { ...message, source: { pointer: `${prefix}${inner}` } }
+  }
+  const [first, ...alongside] = error.toMessages().map(move)
+  const { code, message, ...details } = first!
+  // A 404 here is an id the bundle names that does not exist: a fault of the request body.
+  return new ApiError(error.status === 404 ? 400 : error.status, code, message, details, alongside)
+}
+
+/** Runs `work`, refusing what it refuses at `prefix` in the bundle (see relocated). */
+function at<R>(prefix: string, work: () => R, strip = ''): R {
+  try {
+    return work()
+  } catch (error) {
+    // The whole import is refused: nothing a part wrote before refusing may stay.
+    const refusal = error instanceof RefusedAfterWrite ? error.error : error
+    if (!(refusal instanceof ApiError)) throw error
+    throw relocated(refusal, prefix, strip)
+  }
+}
+
+const byId = <T extends { id: string }>(list: readonly T[]) =>
+  new Map(list.map((item) => [item.id, item]))
+
+const sameContent = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
+
+/** Gives each id of `ids` in turn, all at `time`: what a part creates keeps the bundle's identity. */
+function given(ids: readonly string[], time: string): Identities {
+  let next = 0
+  return { newId: () => ids[next++]!, now: () => time }
+}
+
+const ruleBody = (rule: BundleFirewallRule): FirewallRuleBulkUpdate => ({
+  id: rule.id,
+  action: rule.action,
+  priority: rule.priority,
+  paused: rule.paused,
+  ...(rule.description === undefined ? {} : { description: rule.description }),
+  ...(rule.ref === undefined ? {} : { ref: rule.ref }),
+  ...(rule.products === undefined ? {} : { products: rule.products }),
+  filter: { id: rule.filter.id },
+})
+
+const filterBody = ({ id: _id, ...filter }: BundleFilter) => filter
+
+const ruleContent = ({ created_on: _c, modified_on: _m, ...rule }: BundleFirewallRule) => rule
+const pageRuleContent = ({ created_on: _c, modified_on: _m, ...rule }: BundlePageRule) => rule
+
+/**
+ * Brings the zone from `before` (as read in this change) to `after`. `parts` answer for the
+ * zone as its record now stands (its plan already the bundle's).
+ */
+export function applyConfiguration(
+  zone: ZoneObject,
+  parts: ZoneParts,
+  before: ZoneContent,
+  after: Omit<BundleContent, 'event_log_settings'>,
+): void {
+  applyFirewall(parts, before, after)
+  applyRulesets(parts, before, after)
+  applyPageRules(parts, before, after)
+  if (after.previous_waf !== undefined) {
+    applyPreviousWaf(zone, parts, before.previous_waf, after.previous_waf)
+  }
+}
+
+function applyFirewall(parts: ZoneParts, before: ZoneContent, after: ZoneContent): void {
+  const oldRules = byId(before.firewall_rules)
+  const oldFilters = byId(before.filters)
+  const keptRules = new Set(after.firewall_rules.map((rule) => rule.id))
+  const keptFilters = new Set(after.filters.map((filter) => filter.id))
+  const gone = before.firewall_rules.filter((rule) => !keptRules.has(rule.id))
+  if (gone.length > 0) parts.firewall().deleteRules(gone.map((rule) => rule.id))
+
+  after.filters.forEach((filter, index) => {
+    if (oldFilters.has(filter.id)) return
+    at(
+      `/filters/${index}`,
+      () => parts.firewall(given([filter.id], '')).createFilters([filterBody(filter)]),
+      '/0',
+    )
+  })
+  after.filters.forEach((filter, index) => {
+    const old = oldFilters.get(filter.id)
+    if (old === undefined || sameContent(old, filter)) return
+    at(`/filters/${index}`, () => parts.firewall().updateFilters([filter]), '/0')
+  })
+
+  if (!sameContent(before.firewall_settings, after.firewall_settings)) {
+    parts.firewall().setRuleQuota(after.firewall_settings.rule_quota)
+  }
+  after.firewall_rules.forEach((rule, index) => {
+    const old = oldRules.get(rule.id)
+    if (old === undefined) {
+      at(
+        `/firewall_rules/${index}`,
+        () => {
+          parts.firewall(given([rule.id], rule.created_on)).createRules([ruleBody(rule)])
+          if (rule.modified_on !== rule.created_on) {
+            parts.firewall(given([], rule.modified_on)).updateRules([ruleBody(rule)])
+          }
+        },
+        '/0',
+      )
+    } else if (!sameContent(ruleContent(old), ruleContent(rule))) {
+      at(`/firewall_rules/${index}`, () => parts.firewall().updateRules([ruleBody(rule)]), '/0')
+    }
+  })
+
+  const unused = before.filters.filter((filter) => !keptFilters.has(filter.id))
+  if (unused.length > 0)
+    at('/filters', () => parts.firewall().deleteFilters(unused.map((f) => f.id)))
+}
+
+/**
+ * Entry points the bundle drops go first (the bundle's own may take their phase), then every
+ * ruleset of the bundle in its order (a custom ruleset before the rules that execute it), then
+ * the custom rulesets it drops (no rule executes them any more).
+ */
+function applyRulesets(parts: ZoneParts, before: ZoneContent, after: ZoneContent): void {
+  const kept = new Set(after.rulesets.map((ruleset) => ruleset.id))
+  const dropped = before.rulesets.filter((ruleset) => !kept.has(ruleset.id))
+  const rulesets = parts.rulesets()
+  for (const ruleset of dropped.filter((r) => r.kind === 'zone')) rulesets.remove(ruleset.id)
+  after.rulesets.forEach((ruleset, index) => {
+    at(`/rulesets/${index}`, () => rulesets.adopt(ruleset))
+  })
+  for (const ruleset of dropped.filter((r) => r.kind !== 'zone')) rulesets.remove(ruleset.id)
+}
+
+function applyPageRules(parts: ZoneParts, before: ZoneContent, after: ZoneContent): void {
+  const old = byId(before.page_rules)
+  const kept = new Set(after.page_rules.map((rule) => rule.id))
+  const pageRules = parts.pageRules
+  for (const rule of before.page_rules) {
+    if (!kept.has(rule.id)) pageRules.delete(rule.id, parts.pageRuleContext())
+  }
+  after.page_rules.forEach((rule, index) => {
+    const { id: _id, ...body } = pageRuleContent(rule)
+    const was = old.get(rule.id)
+    at(`/page_rules/${index}`, () => {
+      if (was === undefined) {
+        pageRules.create(body, parts.pageRuleContext(given([rule.id], rule.created_on)))
+        if (rule.modified_on !== rule.created_on) {
+          pageRules.edit(rule.id, body, parts.pageRuleContext(given([], rule.modified_on)))
+        }
+      } else if (!sameContent(pageRuleContent(was), pageRuleContent(rule))) {
+        pageRules.edit(rule.id, body, parts.pageRuleContext())
+      }
+    })
+  })
+}
+
+function applyPreviousWaf(
+  zone: ZoneObject,
+  parts: ZoneParts,
+  before: BundlePreviousWaf | undefined,
+  after: BundlePreviousWaf,
+): void {
+  const waf = at('/previous_waf', () => parts.previousWaf())
+  const { setting } = after
+  if (!sameContent(before?.setting, setting)) {
+    if (before === undefined || before.setting.modified_on === null) {
+      // A new zone takes the bundle's setting as it was last written.
+      zone.previousWaf.saveSettings({ waf: setting.value, waf_modified_on: setting.modified_on })
+    } else if (before.setting.value !== setting.value) waf.editSetting(setting.value)
+  }
+
+  const known = byId(waf.packages())
+  after.packages.forEach((pkg, index) => {
+    const current = known.get(pkg.id)
+    at(`/previous_waf/packages/${index}`, () => {
+      if (current === undefined) waf.package(pkg.id)
+      const edit = {
+        ...(pkg.sensitivity === undefined || pkg.sensitivity === current?.sensitivity
+          ? {}
+          : { sensitivity: pkg.sensitivity }),
+        ...(pkg.action_mode === undefined || pkg.action_mode === current?.action_mode
+          ? {}
+          : { action_mode: pkg.action_mode }),
+      }
+      if (Object.keys(edit).length > 0) waf.editPackage(pkg.id, edit)
+    })
+  })
+
+  const key = (entry: { id: string; package_id: string }) => `${entry.package_id}/${entry.id}`
+  const groups = new Map(after.groups.map((group) => [key(group), group]))
+  for (const group of before?.groups ?? []) {
+    if (!groups.has(key(group)))
+      zone.previousWaf.setGroupMode(group.package_id, group.id, undefined)
+  }
+  const oldGroups = new Map((before?.groups ?? []).map((group) => [key(group), group.mode]))
+  after.groups.forEach((group, index) => {
+    if (oldGroups.get(key(group)) === group.mode) return
+    at(`/previous_waf/groups/${index}`, () =>
+      waf.editGroup(group.package_id, group.id, { mode: group.mode }),
+    )
+  })
+
+  const rules = new Map(after.rules.map((rule) => [key(rule), rule]))
+  for (const rule of before?.rules ?? []) {
+    if (!rules.has(key(rule))) zone.previousWaf.setRuleMode(rule.package_id, rule.id, undefined)
+  }
+  const oldRules = new Map((before?.rules ?? []).map((rule) => [key(rule), rule.mode]))
+  after.rules.forEach((rule, index) => {
+    if (oldRules.get(key(rule)) === rule.mode) return
+    at(`/previous_waf/rules/${index}`, () => waf.editRule(rule.package_id, rule.id, rule.mode))
+  })
+
+  applyOverrides(parts, before?.overrides ?? [], after.overrides)
+}
+
+function applyOverrides(
+  parts: ZoneParts,
+  before: readonly BundleWafOverride[],
+  after: readonly BundleWafOverride[],
+): void {
+  const old = byId(before)
+  const kept = new Set(after.map((override) => override.id))
+  const waf = parts.previousWaf()
+  for (const override of before) if (!kept.has(override.id)) waf.deleteOverride(override.id)
+  after.forEach((override, index) => {
+    const was = old.get(override.id)
+    at(`/previous_waf/overrides/${index}`, () => {
+      if (was === undefined) parts.previousWaf(given([override.id], '')).createOverride(override)
+      else if (!sameContent(was, override)) waf.updateOverride(override.id, override)
+    })
+  })
+}

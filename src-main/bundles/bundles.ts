@@ -1,0 +1,270 @@
+// Export and import of zone bundles. An export reads the zone in its object (one consistent
+// read) and its event log's caps. An import either creates the zone the bundle names, with the
+// bundle's ids, or replaces the configuration of the zone that has its name as one change of
+// that zone's object (one point in its history); a dry run answers the same changes and writes
+// nothing.
+//
+// A new zone is first rehearsed in a scratch object outside the data dir, so that a bundle the
+// API would refuse is refused before anything is stored; then it is adopted through the
+// registry (crash-safe: its intent is in the account's index first) and configured in its
+// object.
+
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import {
+  BUNDLE_ERRORS,
+  BUNDLE_FORMAT,
+  BUNDLE_VERSION,
+  type BundleContent,
+  type BundleImportResult,
+  type ConfigurationChange,
+  type ZoneBundle,
+} from '@shared/api/bundle'
+import { badRequest } from '@shared/api/errors'
+import type { EventLogSettings } from '@shared/api/simulate'
+import { isValidZoneName } from '@shared/api/zones'
+import { ObjectNamespace } from '../objects'
+import type { ZoneConfiguration } from '../zones/configuration'
+import { DEFAULT_EVENT_LIMITS } from '../zones/events'
+import type { ZoneRegistry } from '../zones/registry'
+import { vendorTimestamp } from '../zones/vendor-format'
+import type { ZoneEvents } from '../zones/zone-events'
+import { ZoneObject, type ZoneRecord } from '../zones/zone-object'
+import { applyConfiguration } from './apply'
+import { diffConfigurations } from './diff'
+import { checkBundle } from './document'
+import { eventLogSettings, readConfiguration, type ZoneContent } from './read'
+
+export interface BundlesOptions {
+  zones: ZoneRegistry
+  configuration: ZoneConfiguration
+  events: ZoneEvents
+  now?: () => number
+}
+
+export interface ImportOptions {
+  dryRun?: boolean
+}
+
+/** The parts write; the import says once, for the zone's history, what the whole change does. */
+const UNDESCRIBED = () => undefined
+
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`
+
+const conflict = (message: string, pointer: string) =>
+  badRequest(BUNDLE_ERRORS.conflict, message, { source: { pointer } })
+
+export class Bundles {
+  private readonly now: () => number
+
+  constructor(private readonly options: BundlesOptions) {
+    this.now = options.now ?? Date.now
+  }
+
+  private get zones() {
+    return this.options.zones
+  }
+
+  async exportBundle(zoneId: string): Promise<ZoneBundle> {
+    const content = await this.zones.inZone(zoneId, (zone, record) => this.read(zone, record))
+    const limits = await this.options.events.status(zoneId)
+    return {
+      format: BUNDLE_FORMAT,
+      version: BUNDLE_VERSION,
+      exported_at: new Date(this.now()).toISOString(),
+      ...content,
+      event_log_settings: eventLogSettings(limits),
+    }
+  }
+
+  async importBundle(input: unknown, options: ImportOptions = {}): Promise<BundleImportResult> {
+    const { format: _format, version: _version, exported_at: _at, ...after } = checkBundle(input)
+    const { zone } = after
+    if (!isValidZoneName(zone.name)) {
+      throw badRequest(
+        1099,
+        `${JSON.stringify(zone.name)} is not a valid domain name for a zone.`,
+        {
+          source: { pointer: '/zone/name' },
+        },
+      )
+    }
+    if ((zone.waf_product === 'previous') !== (after.previous_waf !== undefined)) {
+      throw conflict(
+        zone.waf_product === 'previous'
+          ? 'A zone on the previous WAF needs its previous_waf settings in the bundle.'
+          : 'previous_waf applies only to a zone whose waf_product is previous.',
+        '/previous_waf',
+      )
+    }
+    if (zone.waf_product === 'previous' && zone.plan === 'free') {
+      throw badRequest(
+        1004,
+        'The previous WAF managed rules need a Pro, Business or Enterprise plan: a Free zone cannot run them.',
+        { source: { pointer: '/zone/plan' } },
+      )
+    }
+    const [existing] = (await this.zones.list({ name: zone.name, page: 1, perPage: 1 })).zones
+    return existing === undefined
+      ? this.create(after, options)
+      : this.replace(existing.id, after, options)
+  }
+
+  private async create(after: BundleContent, options: ImportOptions): Promise<BundleImportResult> {
+    const record: ZoneRecord = { ...after.zone }
+    if (await this.zones.holds(record.id)) {
+      throw badRequest(1061, `A zone with the id ${record.id} exists.`, {
+        source: { pointer: '/zone/id' },
+      })
+    }
+    const changes = diffConfigurations(undefined, after)
+    await this.rehearse(record, undefined, after)
+    const answer = { zone: { id: record.id, name: record.name }, changes }
+    if (options.dryRun) return answer
+    await this.zones.adopt(record)
+    try {
+      await this.configure(record.id, after, changes)
+    } catch (error) {
+      // The rehearsal passed, so this is the workbench's own failure: leave no half-made zone.
+      await this.zones.delete(record.id)
+      throw error
+    }
+    return answer
+  }
+
+  private async replace(
+    zoneId: string,
+    incoming: BundleContent,
+    options: ImportOptions,
+  ): Promise<BundleImportResult> {
+    const limits = eventLogSettings(await this.options.events.status(zoneId))
+    const { record, before } = await this.zones.inZone(zoneId, (zone, record) => ({
+      record,
+      before: this.read(zone, record),
+    }))
+    if (record.waf_product !== incoming.zone.waf_product) {
+      throw conflict(
+        `The zone ${record.name} runs ${record.waf_product === 'previous' ? 'the previous WAF' : 'managed rulesets'}: a zone's WAF product is set when it is created, so this bundle cannot replace its configuration.`,
+        '/zone/waf_product',
+      )
+    }
+    // The zone keeps its own id and creation time; the bundle's settings and content apply.
+    const after = {
+      ...incoming,
+      zone: { ...incoming.zone, id: record.id, created_on: record.created_on },
+    }
+    const answer = (changes: ConfigurationChange[]) => ({
+      zone: { id: record.id, name: record.name },
+      changes,
+    })
+    const planned = diffConfigurations({ ...before, event_log_settings: limits }, after)
+    const inZone = (changes: ConfigurationChange[]) =>
+      changes.filter((change) => change.kind !== 'event_log_settings')
+    if (inZone(planned).length > 0) await this.rehearse(record, before, after)
+    if (options.dryRun) return answer(planned)
+    const changes = await this.zones.inZone(zoneId, (zone, current) =>
+      zone.change(() => {
+        // Read again within the change: it applies to the zone as it stands now.
+        const now = this.read(zone, current)
+        const found = diffConfigurations({ ...now, event_log_settings: limits }, after)
+        if (inZone(found).length === 0) return found
+        const { plan, type, paused } = after.zone
+        applyConfiguration(zone, this.parts(zone, { ...current, plan, type, paused }), now, after)
+        zone.describe(
+          `Zone configuration imported from a bundle: ${plural(inZone(found).length, 'change')}`,
+        )
+        if (plan !== current.plan || type !== current.type || paused !== current.paused) {
+          zone.update({ plan, type, paused, modified_on: vendorTimestamp(this.now()) })
+        }
+        return found
+      }),
+    )
+    await this.setEventLimits(zoneId, limits, incoming)
+    return answer(changes)
+  }
+
+  private parts(zone: ZoneObject, record: ZoneRecord) {
+    return this.options.configuration.zoneParts(zone, record, UNDESCRIBED)
+  }
+
+  private read(zone: ZoneObject, record: ZoneRecord): ZoneContent {
+    return readConfiguration(zone, record, this.parts(zone, record))
+  }
+
+  /** Writes the bundle's configuration into the zone just adopted, as one change. */
+  private async configure(
+    zoneId: string,
+    after: BundleContent,
+    changes: ConfigurationChange[],
+  ): Promise<void> {
+    const limits = eventLogSettings(await this.options.events.status(zoneId))
+    await this.zones.inZone(zoneId, (zone, record) =>
+      zone.change(() => {
+        this.applyToNew(zone, record, after)
+        zone.describe(
+          `Zone configuration imported from a bundle: ${plural(changes.length, 'change')}`,
+        )
+      }),
+    )
+    await this.setEventLimits(zoneId, limits, after)
+  }
+
+  /** Writes `content` into a zone that holds no configuration yet. */
+  private applyToNew(zone: ZoneObject, record: ZoneRecord, content: ZoneContent): void {
+    applyConfiguration(zone, this.parts(zone, record), this.read(zone, record), content)
+  }
+
+  /**
+   * Makes the zone as `record` and `before` say (a new zone: as the bundle's record says) in a
+   * scratch object of its own, outside the data dir, applies the bundle there and rolls it all
+   * back: a bundle the API would refuse is refused here, before the zone's own object is written
+   * (a refused change that had written there would still leave a point in its history).
+   */
+  private async rehearse(
+    record: ZoneRecord,
+    before: ZoneContent | undefined,
+    after: BundleContent,
+  ): Promise<void> {
+    const directory = mkdtempSync(join(tmpdir(), 'zone-workbench-import-'))
+    const scratch = new ObjectNamespace({
+      directory,
+      objectClass: ZoneObject,
+      env: undefined,
+      history: false,
+    })
+    const { plan, type, paused } = after.zone
+    try {
+      await scratch.call(scratch.newUniqueId(), (zone) =>
+        zone.change(
+          () => {
+            zone.initialize(record)
+            if (before !== undefined) this.applyToNew(zone, record, before)
+            const next = { ...record, plan, type, paused }
+            applyConfiguration(zone, this.parts(zone, next), this.read(zone, next), after)
+          },
+          { dryRun: true },
+        ),
+      )
+    } finally {
+      await scratch.close()
+      rmSync(directory, { recursive: true, force: true })
+    }
+  }
+
+  private async setEventLimits(
+    zoneId: string,
+    current: BundleContent['event_log_settings'],
+    after: BundleContent,
+  ): Promise<void> {
+    const wanted = after.event_log_settings
+    if (wanted.max_events === current.max_events && wanted.max_bytes === current.max_bytes) return
+    // A cap equal to the default is stored as the default, so that it follows the default.
+    const setting = (key: keyof EventLogSettings): number | null =>
+      wanted[key] === DEFAULT_EVENT_LIMITS[key] ? null : wanted[key]
+    await this.options.events.setLimits(zoneId, {
+      max_events: setting('max_events'),
+      max_bytes: setting('max_bytes'),
+    })
+  }
+}
