@@ -8,16 +8,17 @@ import type {
   BundleContent,
   BundleFilter,
   BundleFirewallRule,
-  BundlePageRule,
   BundlePreviousWaf,
   BundleWafOverride,
 } from '@shared/api/bundle'
 import type { ApiMessage } from '@shared/api/envelope'
 import { ApiError } from '@shared/api/errors'
+import { contentKey } from '@shared/sorted-keys'
 import type { FirewallRuleBulkUpdate } from '@shared/api/firewall'
 import type { Identities, ZoneParts } from '../zones/configuration'
 import { RefusedAfterWrite } from '../zones/problems'
 import type { ZoneObject } from '../zones/zone-object'
+import { sameContent } from './diff'
 import type { ZoneContent } from './read'
 
 /** `error` as a refusal of the bundle: its pointers moved under `prefix`, past `strip`. */
@@ -48,8 +49,6 @@ function at<R>(prefix: string, work: () => R, strip = ''): R {
 const byId = <T extends { id: string }>(list: readonly T[]) =>
   new Map(list.map((item) => [item.id, item]))
 
-const sameContent = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
-
 /** Gives each id of `ids` in turn, all at `time`: what a part creates keeps the bundle's identity. */
 function given(ids: readonly string[], time: string): Identities {
   let next = 0
@@ -68,9 +67,6 @@ const ruleBody = (rule: BundleFirewallRule): FirewallRuleBulkUpdate => ({
 })
 
 const filterBody = ({ id: _id, ...filter }: BundleFilter) => filter
-
-const ruleContent = ({ created_on: _c, modified_on: _m, ...rule }: BundleFirewallRule) => rule
-const pageRuleContent = ({ created_on: _c, modified_on: _m, ...rule }: BundlePageRule) => rule
 
 /**
  * Brings the zone from `before` (as read in this change) to `after`. `parts` answer for the
@@ -128,7 +124,7 @@ function applyFirewall(parts: ZoneParts, before: ZoneContent, after: ZoneContent
         },
         '/0',
       )
-    } else if (!sameContent(ruleContent(old), ruleContent(rule))) {
+    } else if (!sameContent(old, rule)) {
       at(`/firewall_rules/${index}`, () => parts.firewall().updateRules([ruleBody(rule)]), '/0')
     }
   })
@@ -162,7 +158,7 @@ function applyPageRules(parts: ZoneParts, before: ZoneContent, after: ZoneConten
     if (!kept.has(rule.id)) pageRules.delete(rule.id, parts.pageRuleContext())
   }
   after.page_rules.forEach((rule, index) => {
-    const { id: _id, ...body } = pageRuleContent(rule)
+    const { id: _id, created_on: _created, modified_on: _modified, ...body } = rule
     const was = old.get(rule.id)
     at(`/page_rules/${index}`, () => {
       if (was === undefined) {
@@ -170,7 +166,7 @@ function applyPageRules(parts: ZoneParts, before: ZoneContent, after: ZoneConten
         if (rule.modified_on !== rule.created_on) {
           pageRules.edit(rule.id, body, parts.pageRuleContext(given([], rule.modified_on)))
         }
-      } else if (!sameContent(pageRuleContent(was), pageRuleContent(rule))) {
+      } else if (!sameContent(was, rule)) {
         pageRules.edit(rule.id, body, parts.pageRuleContext())
       }
     })
@@ -185,7 +181,8 @@ function applyPreviousWaf(
 ): void {
   const waf = at('/previous_waf', () => parts.previousWaf())
   const { setting } = after
-  if (!sameContent(before?.setting, setting)) {
+  // Compared with its time: a new zone takes the setting's time too.
+  if (contentKey(before?.setting) !== contentKey(setting)) {
     if (before === undefined || before.setting.modified_on === null) {
       // A new zone takes the bundle's setting as it was last written.
       zone.previousWaf.saveSettings({ waf: setting.value, waf_modified_on: setting.modified_on })

@@ -11,23 +11,13 @@ import type {
   BundleRuleset,
   ConfigurationChange,
 } from '@shared/api/bundle'
-
-/** Text that is equal for equal JSON values whatever their keys' order. */
-function contentKey(value: unknown): string {
-  const sorted = (inner: unknown): unknown =>
-    Array.isArray(inner)
-      ? inner.map(sorted)
-      : inner !== null && typeof inner === 'object'
-        ? Object.fromEntries(
-            Object.keys(inner)
-              .sort()
-              .map((key) => [key, sorted((inner as Record<string, unknown>)[key])]),
-          )
-        : inner
-  return JSON.stringify(sorted(value))
-}
+import { contentKey } from '@shared/sorted-keys'
 
 const BOOKKEEPING = new Set(['version', 'last_updated', 'created_on', 'modified_on'])
+
+/** Whether two resources hold the same content, bookkeeping aside. */
+export const sameContent = (a: object | undefined, b: object | undefined): boolean =>
+  a === undefined || b === undefined ? a === b : contentKey(content(a)) === contentKey(content(b))
 
 /** A resource's fields without its bookkeeping (times, version numbers). */
 function content(resource: object): Record<string, unknown> {

@@ -4,6 +4,7 @@
 import { Ajv, type ErrorObject } from 'ajv'
 import { badRequest } from '@shared/api/errors'
 import { BUNDLE_ERRORS, BUNDLE_FORMAT, BUNDLE_VERSION, ZoneBundle } from '@shared/api/bundle'
+import { withSortedKeys } from '@shared/sorted-keys'
 
 const validate = new Ajv({ allErrors: false, strict: false }).compile<ZoneBundle>(ZoneBundle)
 
@@ -46,17 +47,6 @@ export function checkBundle(input: unknown): ZoneBundle {
   return input
 }
 
-/** `value` with the keys of every object sorted, so equal content always writes equal text. */
-function sortedKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortedKeys)
-  if (!isObject(value)) return value
-  return Object.fromEntries(
-    Object.keys(value)
-      .sort()
-      .map((key) => [key, sortedKeys(value[key])]),
-  )
-}
-
 /**
  * The bundle's canonical text: two-space indent, its own fields first in the schema's order and
  * every object within with sorted keys, ending in a newline. Equal bundles are equal bytes.
@@ -65,7 +55,7 @@ export function bundleText(bundle: ZoneBundle): string {
   const ordered = Object.fromEntries(
     Object.keys(ZoneBundle.properties)
       .filter((key) => bundle[key as keyof ZoneBundle] !== undefined)
-      .map((key) => [key, sortedKeys(bundle[key as keyof ZoneBundle])]),
+      .map((key) => [key, withSortedKeys(bundle[key as keyof ZoneBundle])]),
   )
   return `${JSON.stringify(ordered, null, 2)}\n`
 }

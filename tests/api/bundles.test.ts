@@ -465,6 +465,8 @@ describe('importing over an existing zone', () => {
     const rules = await ok(target, `/zones/${zone}/firewall/rules`)
     expect(rules.map((r: any) => r.description)).toEqual(['one', 'two', 'four'])
     expect(rules[1].action).toBe('block')
+    // A resource the bundle leaves as it is stays untouched, times included.
+    expect(rules[0].modified_on).toBe(bundle.firewall_rules[0].modified_on)
     const deployed = await ok(
       target,
       `/zones/${zone}/rulesets/phases/http_request_firewall_managed/entrypoint`,

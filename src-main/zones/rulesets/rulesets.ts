@@ -4,6 +4,7 @@
 // keeps its version, and a new rule starts at "1" with `ref` equal to its id.
 
 import { ApiError, couldNotRoute } from '@shared/api/errors'
+import { contentKey } from '@shared/sorted-keys'
 import type {
   Phase,
   Position,
@@ -42,19 +43,7 @@ const SOURCES: Partial<Record<Phase, string>> = {
 }
 
 // Stable text of a rule's content, to tell a changed rule from one sent back unchanged.
-function contentKey(content: RuleContent, ref: string): string {
-  const sorted = (value: unknown): unknown =>
-    Array.isArray(value)
-      ? value.map(sorted)
-      : value !== null && typeof value === 'object'
-        ? Object.fromEntries(
-            Object.keys(value)
-              .sort()
-              .map((key) => [key, sorted((value as Record<string, unknown>)[key])]),
-          )
-        : value
-  return JSON.stringify(sorted({ ...content, ref }))
-}
+const ruleKey = (content: RuleContent, ref: string): string => contentKey({ ...content, ref })
 
 function contentOf(rule: Rule): RuleContent {
   return {
@@ -535,7 +524,7 @@ export class Rulesets {
     const finalRef = ref !== undefined && ref !== '' ? ref : (existing?.ref ?? id)
     if (
       existing !== undefined &&
-      contentKey(content, finalRef) === contentKey(contentOf(existing), existing.ref)
+      ruleKey(content, finalRef) === ruleKey(contentOf(existing), existing.ref)
     ) {
       return existing
     }
