@@ -21,29 +21,53 @@ import type { ZoneObject } from '../zones/zone-object'
 import { sameContent } from './diff'
 import type { ZoneContent } from './read'
 
-/** `error` as a refusal of the bundle: its pointers moved under `prefix`, past `strip`. */
-function relocated(error: ApiError, prefix: string, strip: string): ApiError {
-  const move = (message: ApiMessage): ApiMessage => {
-    const pointer = message.source?.pointer ?? ''
-    const inner = pointer.startsWith(strip) ? pointer.slice(strip.length) : pointer
-    return { ...message, source: { pointer: `${prefix}${inner}` } }
-  }
+/** `error` as a refusal of the bundle: each pointer moved by `where` into the bundle. */
+function relocated(error: ApiError, where: (pointer: string) => string): ApiError {
+  const move = (message: ApiMessage): ApiMessage => ({
+    ...message,
+    source: { pointer: where(message.source?.pointer ?? '') },
+  })
   const [first, ...alongside] = error.toMessages().map(move)
   const { code, message, ...details } = first!
   // A 404 here is an id the bundle names that does not exist: a fault of the request body.
   return new ApiError(error.status === 404 ? 400 : error.status, code, message, details, alongside)
 }
 
-/** Runs `work`, refusing what it refuses at `prefix` in the bundle (see relocated). */
-function at<R>(prefix: string, work: () => R, strip = ''): R {
+/** Runs `work`, refusing what it refuses at the place `where` gives in the bundle. */
+function within<R>(where: (pointer: string) => string, work: () => R): R {
   try {
     return work()
   } catch (error) {
     // The whole import is refused: nothing a part wrote before refusing may stay.
     const refusal = error instanceof RefusedAfterWrite ? error.error : error
     if (!(refusal instanceof ApiError)) throw error
-    throw relocated(refusal, prefix, strip)
+    throw relocated(refusal, where)
   }
+}
+
+/** Runs `work` on one resource at `prefix` in the bundle (its pointers are the resource's). */
+const at = <R>(prefix: string, work: () => R): R => within((pointer) => `${prefix}${pointer}`, work)
+
+/**
+ * Runs `work` on a batch of a list's resources, given to a part as an array: the part's
+ * pointers `/k/…` name the k-th of the batch, at `indices[k]` of the bundle's `list`.
+ */
+function inBatch<R>(list: string, indices: readonly number[], work: () => R): R {
+  return within((pointer) => {
+    const [, k, rest = ''] = /^\/(\d+)(.*)$/.exec(pointer) ?? []
+    return k === undefined ? `/${list}` : `/${list}/${indices[Number(k)]}${rest}`
+  }, work)
+}
+
+/** Consecutive runs of `items` for which `key` is the same. */
+function runs<T>(items: readonly T[], key: (item: T) => string): T[][] {
+  const grouped: T[][] = []
+  for (const item of items) {
+    const last = grouped.at(-1)
+    if (last !== undefined && key(last[0]!) === key(item)) last.push(item)
+    else grouped.push([item])
+  }
+  return grouped
 }
 
 const byId = <T extends { id: string }>(list: readonly T[]) =>
@@ -94,44 +118,70 @@ function applyFirewall(parts: ZoneParts, before: ZoneContent, after: ZoneContent
   const gone = before.firewall_rules.filter((rule) => !keptRules.has(rule.id))
   if (gone.length > 0) parts.firewall().deleteRules(gone.map((rule) => rule.id))
 
-  after.filters.forEach((filter, index) => {
-    if (oldFilters.has(filter.id)) return
-    at(
-      `/filters/${index}`,
-      () => parts.firewall(given([filter.id], '')).createFilters([filterBody(filter)]),
-      '/0',
+  // What is new is created in batches (a rule's times are the batch's), as the API created it.
+  const newFilters = after.filters.flatMap((filter, index) =>
+    oldFilters.has(filter.id) ? [] : [{ filter, index }],
+  )
+  if (newFilters.length > 0) {
+    inBatch(
+      'filters',
+      newFilters.map(({ index }) => index),
+      () =>
+        parts
+          .firewall(
+            given(
+              newFilters.map(({ filter }) => filter.id),
+              '',
+            ),
+          )
+          .createFilters(newFilters.map(({ filter }) => filterBody(filter))),
     )
-  })
+  }
   after.filters.forEach((filter, index) => {
     const old = oldFilters.get(filter.id)
     if (old === undefined || sameContent(old, filter)) return
-    at(`/filters/${index}`, () => parts.firewall().updateFilters([filter]), '/0')
+    inBatch('filters', [index], () => parts.firewall().updateFilters([filter]))
   })
 
   if (!sameContent(before.firewall_settings, after.firewall_settings)) {
     parts.firewall().setRuleQuota(after.firewall_settings.rule_quota)
   }
+  const newRules = after.firewall_rules.flatMap((rule, index) =>
+    oldRules.has(rule.id) ? [] : [{ rule, index }],
+  )
+  for (const batch of runs(newRules, ({ rule }) => `${rule.created_on} ${rule.modified_on}`)) {
+    const [{ rule: first }] = batch as [(typeof batch)[number]]
+    const rules = batch.map(({ rule }) => ruleBody(rule))
+    inBatch(
+      'firewall_rules',
+      batch.map(({ index }) => index),
+      () => {
+        parts
+          .firewall(
+            given(
+              rules.map((rule) => rule.id),
+              first.created_on,
+            ),
+          )
+          .createRules(rules)
+        if (first.modified_on !== first.created_on) {
+          parts.firewall(given([], first.modified_on)).updateRules(rules)
+        }
+      },
+    )
+  }
   after.firewall_rules.forEach((rule, index) => {
     const old = oldRules.get(rule.id)
-    if (old === undefined) {
-      at(
-        `/firewall_rules/${index}`,
-        () => {
-          parts.firewall(given([rule.id], rule.created_on)).createRules([ruleBody(rule)])
-          if (rule.modified_on !== rule.created_on) {
-            parts.firewall(given([], rule.modified_on)).updateRules([ruleBody(rule)])
-          }
-        },
-        '/0',
-      )
-    } else if (!sameContent(old, rule)) {
-      at(`/firewall_rules/${index}`, () => parts.firewall().updateRules([ruleBody(rule)]), '/0')
-    }
+    if (old === undefined || sameContent(old, rule)) return
+    inBatch('firewall_rules', [index], () => parts.firewall().updateRules([ruleBody(rule)]))
   })
 
   const unused = before.filters.filter((filter) => !keptFilters.has(filter.id))
   if (unused.length > 0)
-    at('/filters', () => parts.firewall().deleteFilters(unused.map((f) => f.id)))
+    within(
+      () => '/filters',
+      () => parts.firewall().deleteFilters(unused.map((f) => f.id)),
+    )
 }
 
 /**
