@@ -534,6 +534,7 @@ describe('bad bundles', () => {
       10016,
       '/firewall_rules/0/filter/id',
     ],
+    ['the id of another zone', (b) => ({ ...b, zone: { ...b.zone, id: zone } }), 1061, '/zone/id'],
     [
       'previous-WAF settings on a managed-rulesets zone',
       (b) => ({
@@ -570,6 +571,8 @@ describe('bad bundles', () => {
   it('refuses a rule the API would refuse, when replacing, and leaves the zone as it was', async () => {
     const bundle = JSON.parse((await exportText(source, zone)).text)
     const before = (await exportText(source, zone)).text
+    // A filter the import would write before it reaches the refused ruleset.
+    bundle.filters.push({ id: '4'.repeat(32), paused: false, expression: 'ip.src eq 192.0.2.4' })
     bundle.rulesets.push({
       id: '1'.repeat(32),
       name: 'default',
