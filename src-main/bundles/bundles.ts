@@ -4,8 +4,8 @@
 // that zone's object (one point in its history); a dry run answers the same changes and writes
 // nothing.
 //
-// A new zone is first rehearsed in a scratch object outside the data dir, so that a bundle the
-// API would refuse is refused before anything is stored; then it is adopted through the
+// Every import is first rehearsed in a scratch object outside the data dir, so that a bundle the
+// API would refuse is refused before anything is stored. A new zone is then adopted through the
 // registry (crash-safe: its intent is in the account's index first) and configured in its
 // object.
 
@@ -27,7 +27,7 @@ import { isValidZoneName } from '@shared/api/zones'
 import { ObjectNamespace } from '../objects'
 import type { ZoneConfiguration } from '../zones/configuration'
 import { DEFAULT_EVENT_LIMITS } from '../zones/events'
-import type { ZoneRegistry } from '../zones/registry'
+import { previousProductOnFree, type ZoneRegistry } from '../zones/registry'
 import { vendorTimestamp } from '../zones/vendor-format'
 import type { ZoneEvents } from '../zones/zone-events'
 import { ZoneObject, type ZoneRecord } from '../zones/zone-object'
@@ -99,11 +99,7 @@ export class Bundles {
       )
     }
     if (zone.waf_product === 'previous' && zone.plan === 'free') {
-      throw badRequest(
-        1004,
-        'The previous WAF managed rules need a Pro, Business or Enterprise plan: a Free zone cannot run them.',
-        { source: { pointer: '/zone/plan' } },
-      )
+      throw previousProductOnFree({ source: { pointer: '/zone/plan' } })
     }
     const [existing] = (await this.zones.list({ name: zone.name, page: 1, perPage: 1 })).zones
     return existing === undefined

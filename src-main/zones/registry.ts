@@ -424,10 +424,12 @@ export class ZoneRegistry {
 
 const duplicate = (name: string) => badRequest(1061, `${name} already exists.`)
 
-const previousProductOnFree = () =>
+/** The refusal of the previous product on the Free plan (`details` may point at the plan). */
+export const previousProductOnFree = (details?: ApiError['details']) =>
   badRequest(
     1004,
     'The previous WAF managed rules need a Pro, Business or Enterprise plan: a Free zone cannot run them.',
+    details,
   )
 
 function checkedName(raw: string): string {

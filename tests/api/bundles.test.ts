@@ -536,6 +536,22 @@ describe('bad bundles', () => {
     ],
     ['the id of another zone', (b) => ({ ...b, zone: { ...b.zone, id: zone } }), 1061, '/zone/id'],
     [
+      'the previous product on the Free plan',
+      (b) => ({
+        ...b,
+        zone: { ...b.zone, plan: 'free', waf_product: 'previous' },
+        previous_waf: {
+          setting: { id: 'waf', value: 'on', modified_on: null },
+          packages: [],
+          groups: [],
+          rules: [],
+          overrides: [],
+        },
+      }),
+      1004,
+      '/zone/plan',
+    ],
+    [
       'previous-WAF settings on a managed-rulesets zone',
       (b) => ({
         ...b,
