@@ -5,6 +5,8 @@ import { existsSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { nestedTooDeep } from '@shared/api/errors'
+import { MAX_JSON_DEPTH, valueNestsDeeperThan } from '@shared/api/limits'
 import type { ApiAnswer, Bridge } from '@shared/bridge'
 import { API_PREFIX, WORKBENCH_PREFIX, createApiServer, type ApiServer } from './api/server'
 import type { Credentials } from './api/auth'
@@ -151,6 +153,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const bridge = createBridge({
     zones,
     callApi: async ({ method, path, body }) => {
+      // The API's JSON parser bounds depth too, but JSON.stringify, which recurses, runs first.
+      if (valueNestsDeeperThan(body, MAX_JSON_DEPTH)) throw nestedTooDeep(MAX_JSON_DEPTH)
       const response = await server.inject({
         method,
         url: path,

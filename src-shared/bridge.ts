@@ -7,6 +7,7 @@
 import { Type, type Static, type TSchema } from 'typebox'
 import { CREDENTIAL_KINDS, type CredentialImport } from './api/credentials'
 import type { Envelope } from './api/envelope'
+import { MAX_PAGE } from './api/limits'
 import { ZONE_PLANS, ZoneCreateBody, type Zone } from './api/zones'
 
 export interface ServiceInfo {
@@ -74,6 +75,10 @@ export interface ZonePage {
 }
 
 const ZoneId = Type.String({ pattern: '^[0-9a-f]{32}$' })
+/** A history bookmark is 59 characters (8-8-8-32 hex digits); longer text is refused unread. */
+const Bookmark = Type.String({ minLength: 1, maxLength: 64 })
+/** Storage keys are at most 2,048 bytes. */
+const KeyText = Type.String({ maxLength: 2048 })
 const ObjectRef = Type.Object({
   namespace: Type.Enum(OBJECT_NAMESPACES),
   objectId: Type.String({ pattern: '^[0-9a-f]{64}$' }),
@@ -82,26 +87,26 @@ const ObjectRef = Type.Object({
 export const BRIDGE_INPUTS = {
   serviceInfo: Type.Object({}),
   listZones: Type.Object({
-    name: Type.Optional(Type.String()),
-    page: Type.Optional(Type.Integer({ minimum: 1 })),
+    name: Type.Optional(Type.String({ maxLength: 253 })),
+    page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE })),
     perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
   }),
   createZone: ZoneCreateBody,
-  renameZone: Type.Object({ zoneId: ZoneId, name: Type.String({ minLength: 1 }) }),
+  renameZone: Type.Object({ zoneId: ZoneId, name: ZoneCreateBody.properties.name }),
   setZonePlan: Type.Object({ zoneId: ZoneId, plan: Type.Enum(ZONE_PLANS) }),
   deleteZone: Type.Object({ zoneId: ZoneId }),
   zoneHistory: Type.Object({
     zoneId: ZoneId,
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-    before: Type.Optional(Type.String()),
+    before: Type.Optional(Bookmark),
   }),
-  restoreZone: Type.Object({ zoneId: ZoneId, bookmark: Type.String({ minLength: 1 }) }),
+  restoreZone: Type.Object({ zoneId: ZoneId, bookmark: Bookmark }),
   listObjects: Type.Object({}),
   objectDetails: ObjectRef,
   objectKeys: Type.Object({
     ...ObjectRef.properties,
-    prefix: Type.Optional(Type.String()),
-    startAfter: Type.Optional(Type.String()),
+    prefix: Type.Optional(KeyText),
+    startAfter: Type.Optional(KeyText),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
   }),
   queryObject: Type.Object({

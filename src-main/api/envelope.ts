@@ -4,6 +4,7 @@
 
 import { Type } from 'typebox'
 import type { ApiMessage, Envelope, ResultInfo } from '@shared/api/envelope'
+import { MAX_PAGE } from '@shared/api/limits'
 
 export function ok<T>(result: T, messages: ApiMessage[] = []): Envelope<T> {
   return { success: true, errors: [], messages, result }
@@ -13,8 +14,9 @@ export function failed(errors: ApiMessage[]): Envelope<null> {
   return { success: false, errors, messages: [], result: null }
 }
 
+/** `page` and `per_page`: integers in range, else 400 (a page past the end is still an empty list). */
 export const pageQuery = (perPage: { default: number; minimum: number; maximum: number }) => ({
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1 })),
   per_page: Type.Optional(Type.Integer(perPage)),
 })
 export interface PageQuery {

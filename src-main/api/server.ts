@@ -4,14 +4,23 @@
 //   1. Host must be a loopback name or address: a DNS-rebinding page cannot reach us by name.
 //   2. An Origin other than our own is refused, and no CORS header is ever sent.
 //   3. Credentials, for the two API prefixes (the renderer's static files need none).
-// Bad input never reaches a handler as a 500: parser and schema failures become 400s here.
+// Bad input never answers a 500: every parser, router and schema failure is a 4xx in the
+// envelope (error-replies.ts), and JSON bodies are bounded in size and depth before parsing.
 
-import Fastify, { type FastifyError, type FastifyReply } from 'fastify'
+import Fastify from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Ajv } from 'ajv'
-import { ApiError, badRequest, couldNotRoute } from '@shared/api/errors'
+import { ApiError } from '@shared/api/errors'
 import { authenticate, type Credentials } from './auth'
-import { failed } from './envelope'
+import {
+  MAX_PARAM_LENGTH,
+  answerClientError,
+  answerError,
+  answerFrameworkError,
+  answerNotFound,
+  sendError as send,
+  useBoundedJsonParser,
+} from './error-replies'
 
 // Query strings and path parameters are text, so their validator coerces ('array': a repeated
 // ?id=a&id=b and a single ?id=a both arrive as arrays where the schema asks for one, as the
@@ -24,7 +33,9 @@ const newFastify = (bodyLimit: number) =>
   Fastify({
     bodyLimit,
     logger: false,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
   })
     .setValidatorCompiler(({ schema, httpPart }) =>
       (httpPart === 'body' ? strict : coercing).compile(schema),
@@ -61,51 +72,6 @@ function needsCredentials(url: string): boolean {
   return url.startsWith(`${API_PREFIX}/`) || url.startsWith(`${WORKBENCH_PREFIX}/`)
 }
 
-function send(reply: FastifyReply, error: ApiError): FastifyReply {
-  return reply.code(error.status).type('application/json').send(failed(error.toMessages()))
-}
-
-/** Maps what Fastify's parsers and validators throw to the vendor's 400s. */
-function toApiError(error: FastifyError): ApiError {
-  if (error instanceof ApiError) return error
-  if (error.validation) {
-    const detail = error.validation
-      .map(
-        (v) => `${error.validationContext ?? 'body'}${v.instancePath} ${v.message ?? 'is invalid'}`,
-      )
-      .join('; ')
-    const [first] = error.validation
-    // Body faults point into the body, as the vendor's Rulesets API reports them.
-    const pointer =
-      error.validationContext === 'body' && first !== undefined
-        ? { source: { pointer: first.instancePath || '/' } }
-        : undefined
-    return badRequest(1001, `Invalid request: ${detail}`, pointer)
-  }
-  switch (error.code) {
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return badRequest(6003, 'Invalid request headers', {
-        error_chain: [
-          { code: 6105, message: 'Invalid Content-Type header, valid values are application/json' },
-        ],
-      })
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return badRequest(
-        6010,
-        `Request body is larger than the limit of ${error.message.match(/\d+/)?.[0] ?? 'the server'} bytes`,
-      )
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return badRequest(6007, 'Malformed JSON in request body: the body is empty')
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return badRequest(6007, `Malformed JSON in request body: ${error.message}`)
-  }
-  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
-    return badRequest(6007, error.message)
-  }
-  return new ApiError(500, 10001, 'Internal error: the workbench failed to answer; see its log')
-}
-
 export function createApiServer(options: ApiServerOptions): ApiServer {
   const app = newFastify(options.bodyLimit ?? 8 * 1024 * 1024)
 
@@ -123,18 +89,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     if (needsCredentials(request.url)) authenticate(request.headers, options.credentials)
   })
 
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    const apiError = toApiError(error)
-    // Only our own faults are logged; a user's mistake is answered, not logged.
-    if (apiError.status >= 500) console.error(`${request.method} ${request.url}:`, error)
-    return send(reply, apiError)
-  })
-
-  app.setNotFoundHandler((request, reply) => {
-    // The vendor names the path without its /client/v4 base and without the query.
-    const path = (request.url.split('?')[0] ?? '/').replace(API_PREFIX, '') || '/'
-    return send(reply, couldNotRoute(path))
-  })
+  useBoundedJsonParser(app)
+  app.setErrorHandler(answerError)
+  app.setNotFoundHandler(answerNotFound(API_PREFIX))
 
   return app
 }

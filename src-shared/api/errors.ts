@@ -25,6 +25,14 @@ export class ApiError extends Error {
 export const badRequest = (code: number, message: string, details?: ApiError['details']) =>
   new ApiError(400, code, message, details)
 
+/** A request body over `limit` bytes (the vendor's 6007 is a body it cannot parse). */
+export const payloadTooLarge = (limit: number) =>
+  new ApiError(413, 6010, `Request body is larger than the limit of ${limit} bytes`)
+
+/** A JSON body nested deeper than `limit` levels of arrays and objects. */
+export const nestedTooDeep = (limit: number) =>
+  badRequest(6007, `Malformed JSON in request body: nested deeper than ${limit} levels`)
+
 /** Unknown route, or unknown zone or object id in the path: the vendor's 7003 + 7000 pair. */
 export const couldNotRoute = (path: string) =>
   new ApiError(

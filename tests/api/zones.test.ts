@@ -168,12 +168,12 @@ describe('bad input', () => {
     expect(body.errors[0].error_chain[0].message).toMatch(/Content-Type/)
   })
 
-  it('answers a body over the size limit with 400', async () => {
+  it('answers a body over the size limit with 413', async () => {
     const { status, body } = await running.call('/zones', {
       method: 'POST',
       json: { name: 'big.example', padding: 'x'.repeat(9 * 1024 * 1024) },
     })
-    expect(status).toBe(400)
+    expect(status).toBe(413)
     expect(body.errors[0].message).toMatch(/larger than the limit/)
   })
 
