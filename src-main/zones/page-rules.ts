@@ -141,12 +141,18 @@ export class PageRules {
     return rule
   }
 
-  /** PUT replaces the rule's content; PATCH changes what it names. */
+  /**
+   * PUT replaces the rule's content; PATCH changes what it names. Only the rule's own fields are
+   * taken: a property the schema does not know is ignored, never stored nor answered back.
+   */
   edit(id: string, body: PageRuleEdit, context: PageRuleContext): PageRule {
     const current = this.get(id, context.basePath)
     const rule: PageRule = {
       ...current,
-      ...Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined)),
+      targets: body.targets ?? current.targets,
+      actions: body.actions ?? current.actions,
+      priority: body.priority ?? current.priority,
+      status: body.status ?? current.status,
       modified_on: context.now(),
     }
     this.save(rule, context, `Page rule ${rule.targets[0]!.constraint.value} changed`)
