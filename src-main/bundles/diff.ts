@@ -24,38 +24,30 @@ function content(resource: object): Record<string, unknown> {
   return Object.fromEntries(Object.entries(resource).filter(([key]) => !BOOKKEEPING.has(key)))
 }
 
-const show = (value: unknown): string =>
-  typeof value === 'string' && value.length <= 60
-    ? value
-    : typeof value !== 'object' || value === null
-      ? JSON.stringify(value)
-      : 'changed'
+/** A value short enough to name in a summary, as text; undefined for one that is not. */
+function shown(value: unknown): string | undefined {
+  if (value === undefined) return '(none)'
+  if (typeof value === 'string') return value.length <= 60 ? value : undefined
+  return value !== null && typeof value === 'object' ? undefined : String(value)
+}
 
 /** e.g. "action: block → challenge, paused: false → true, expression changed" */
 function fieldChanges(before: object, after: object, only?: readonly string[]): string {
   const a = content(before)
   const b = content(after)
-  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter(
-    (key) => only === undefined || only.includes(key),
-  )
-  return keys
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])]
+    .filter((key) => only === undefined || only.includes(key))
     .filter((key) => contentKey(a[key]) !== contentKey(b[key]))
     .map((key) => {
-      const was = show(a[key] ?? null)
-      const is = show(b[key] ?? null)
-      return was === 'changed' || is === 'changed' || String(b[key] ?? '').length > 60
-        ? `${key} changed`
-        : `${key}: ${was} → ${is}`
+      const was = shown(a[key])
+      const is = shown(b[key])
+      return was === undefined || is === undefined ? `${key} changed` : `${key}: ${was} → ${is}`
     })
     .join(', ')
 }
 
-interface Keyed {
-  id: string
-}
-
 /** Changes of one kind of resource, matched by `idOf`, in `after`'s order then the deletions. */
-function diffList<T extends object>(
+function diffList<T extends { id: string }>(
   kind: BundleResourceKind,
   before: readonly T[],
   after: readonly T[],
@@ -66,7 +58,7 @@ function diffList<T extends object>(
     updated?: (was: T, is: T) => string
   },
 ): ConfigurationChange[] {
-  const idOf = describe.idOf ?? ((resource: T) => (resource as unknown as Keyed).id)
+  const idOf = describe.idOf ?? ((resource: T) => resource.id)
   const old = new Map(before.map((resource) => [idOf(resource), resource]))
   const kept = new Set(after.map(idOf))
   const changes: ConfigurationChange[] = []
@@ -153,8 +145,8 @@ export function diffConfigurations(
   ) =>
     diffList(
       kind,
-      a === undefined ? [] : [{ id, value: a }],
-      b === undefined ? [] : [{ id, value: b }],
+      a === undefined ? [] : [{ id, value: content(a) }],
+      b === undefined ? [] : [{ id, value: content(b) }],
       {
         name: () => name,
         updated: (x, y) => fieldChanges(x.value, y.value),

@@ -180,7 +180,7 @@ async function managedZone(on: Running): Promise<string> {
   return zone
 }
 
-/** The previous product: page rules, URI overrides, group and rule modes, OWASP settings. */
+/** A zone on the previous product, set up by previousSettings. */
 async function previousZone(on: Running): Promise<string> {
   const zone = (
     await ok(
@@ -189,6 +189,12 @@ async function previousZone(on: Running): Promise<string> {
       post({ name: 'legacy.example', plan: 'business', waf_product: 'previous' }),
     )
   ).id
+  await previousSettings(on, zone, 'legacy.example')
+  return zone
+}
+
+/** The previous product: page rules, URI overrides, group and rule modes, OWASP settings. */
+async function previousSettings(on: Running, zone: string, name: string): Promise<void> {
   const waf = `/zones/${zone}/firewall/waf`
   await ok(
     on,
@@ -207,7 +213,7 @@ async function previousZone(on: Running): Promise<string> {
     on,
     `${waf}/overrides`,
     post({
-      urls: ['legacy.example/api/*'],
+      urls: [`${name}/api/*`],
       rules: { [rule.id]: 'simulate' },
       groups: { [CLOUDFLARE_SPECIALS]: 'disable' },
       rewrite_action: { block: 'challenge' },
@@ -221,9 +227,7 @@ async function previousZone(on: Running): Promise<string> {
     on,
     `/zones/${zone}/pagerules`,
     post({
-      targets: [
-        { target: 'url', constraint: { operator: 'matches', value: 'legacy.example/static/*' } },
-      ],
+      targets: [{ target: 'url', constraint: { operator: 'matches', value: `${name}/static/*` } }],
       actions: [{ id: 'disable_security' }],
       priority: 2,
       status: 'active',
@@ -234,13 +238,10 @@ async function previousZone(on: Running): Promise<string> {
     on,
     `/zones/${zone}/pagerules`,
     post({
-      targets: [
-        { target: 'url', constraint: { operator: 'matches', value: '*legacy.example/login' } },
-      ],
+      targets: [{ target: 'url', constraint: { operator: 'matches', value: `*${name}/login` } }],
       actions: [{ id: 'waf', value: 'off' }],
     }),
   )
-  return zone
 }
 
 /** Every resource's answer through the vendor's API (and ours), by path. */
@@ -474,6 +475,52 @@ describe('importing over an existing zone', () => {
     expect(deployed.version).toBe('2')
     expect(deployed.rules[0].action_parameters.overrides).toEqual({ action: 'log' })
     expect(deployed.rules[0].version).toBe('2')
+  })
+})
+
+describe('importing over a zone on the previous product', () => {
+  it('changes settings, packages, modes, overrides and page rules, listing each', async () => {
+    const zone = (
+      await ok(
+        target,
+        '/zones',
+        post({ name: 'legacy-replace.example', plan: 'pro', waf_product: 'previous' }),
+      )
+    ).id
+    await previousSettings(target, zone, 'legacy-replace.example')
+    const bundle = JSON.parse((await exportText(target, zone)).text)
+    const edited = structuredClone(bundle)
+    const legacy = edited.previous_waf
+    legacy.setting.value = 'off'
+    legacy.packages.find((p: any) => p.id === OWASP_PACKAGE).sensitivity = 'high'
+    legacy.groups = []
+    legacy.overrides = []
+    edited.page_rules[0].status = 'disabled'
+    const points = await history(target, zone)
+
+    const answer = await importBundle(target, edited)
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+    expect(answer.body.result.changes.map((c: any) => [c.kind, c.id, c.action])).toEqual([
+      ['page_rule', bundle.page_rules[0].id, 'update'],
+      ['waf_setting', 'waf', 'update'],
+      ['waf_package', OWASP_PACKAGE, 'update'],
+      ['waf_group', `${OWASP_PACKAGE}/${OWASP_GENERIC_ATTACKS}`, 'update'],
+      ['waf_override', bundle.previous_waf.overrides[0].id, 'delete'],
+    ])
+    expect(answer.body.result.changes[2].summary).toContain('sensitivity: low → high')
+    expect(answer.body.result.changes[3].summary).toContain('back to its default mode')
+    expect((await history(target, zone)).length).toBe(points.length + 1)
+
+    const waf = `/zones/${zone}/firewall/waf`
+    expect((await ok(target, `/zones/${zone}/settings/waf`)).value).toBe('off')
+    expect((await ok(target, `${waf}/packages/${OWASP_PACKAGE}`)).sensitivity).toBe('high')
+    expect(
+      (await ok(target, `${waf}/packages/${OWASP_PACKAGE}/groups/${OWASP_GENERIC_ATTACKS}`)).mode,
+    ).toBe('on')
+    expect(await ok(target, `${waf}/overrides`)).toEqual([])
+    expect((await ok(target, `/zones/${zone}/pagerules/${bundle.page_rules[0].id}`)).status).toBe(
+      'disabled',
+    )
   })
 })
 
