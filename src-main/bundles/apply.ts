@@ -8,6 +8,7 @@ import type {
   BundleContent,
   BundleFilter,
   BundleFirewallRule,
+  BundleMigration,
   BundlePreviousWaf,
   BundleWafOverride,
 } from '@shared/api/bundle'
@@ -102,12 +103,28 @@ export function applyConfiguration(
   before: ZoneContent,
   after: Omit<BundleContent, 'event_log_settings'>,
 ): void {
+  if (before.waf_migration === undefined && after.waf_migration !== undefined) {
+    // Before the rulesets: a migration that has begun allows managed deployments.
+    startedMigration(zone, after.waf_migration)
+  }
   applyFirewall(parts, before, after)
   applyRulesets(parts, before, after)
   applyPageRules(parts, before, after)
   if (after.previous_waf !== undefined) {
     applyPreviousWaf(zone, parts, before.previous_waf, after.previous_waf)
   }
+}
+
+/** A zone created with its migration where the bundle says it stands. */
+function startedMigration(zone: ZoneObject, migration: BundleMigration): void {
+  const switchAt = migration.switch_at === null ? null : Date.parse(migration.switch_at)
+  zone.previousWaf.saveSettings({
+    migration_state: migration.migration_state,
+    migration_created: migration.created,
+    migration_source: migration.source,
+    migration_switch_at: switchAt,
+  })
+  if (migration.migration_state === 'pending' && switchAt !== null) zone.wakeBy(switchAt)
 }
 
 function applyFirewall(parts: ZoneParts, before: ZoneContent, after: ZoneContent): void {

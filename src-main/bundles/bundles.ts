@@ -55,6 +55,22 @@ const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ?
 const conflict = (message: string, pointer: string) =>
   badRequest(BUNDLE_ERRORS.conflict, message, { source: { pointer } })
 
+/** A migration can be where the bundle says only on a zone that can be there. */
+function checkMigration({ zone, waf_migration: migration }: BundleContent): void {
+  if (migration === undefined) return
+  const { migration_state: state } = migration
+  const possible =
+    zone.waf_product === 'previous'
+      ? state === 'pending' || (state === 'validation' && zone.plan === 'enterprise')
+      : state === 'completed'
+  if (!possible) {
+    throw conflict(
+      `A zone whose waf_product is ${zone.waf_product} on the ${zone.plan} plan cannot be in the ${state} state of its migration.`,
+      '/waf_migration/migration_state',
+    )
+  }
+}
+
 export class Bundles {
   private readonly now: () => number
 
@@ -101,6 +117,7 @@ export class Bundles {
     if (zone.waf_product === 'previous' && zone.plan === 'free') {
       throw previousProductOnFree({ source: { pointer: '/zone/plan' } })
     }
+    checkMigration(after)
     const [existing] = (await this.zones.list({ name: zone.name, page: 1, perPage: 1 })).zones
     return existing === undefined
       ? this.create(after, options)
@@ -143,6 +160,14 @@ export class Bundles {
       throw conflict(
         `The zone ${record.name} runs ${record.waf_product === 'previous' ? 'the previous WAF' : 'managed rulesets'}: a zone's WAF product is set when it is created, so this bundle cannot replace its configuration.`,
         '/zone/waf_product',
+      )
+    }
+    const migration = (content: ZoneContent) =>
+      `${content.waf_migration?.migration_state ?? 'start'} ${content.waf_migration?.created ?? ''}`
+    if (migration(before) !== migration(incoming)) {
+      throw conflict(
+        `The zone ${record.name}'s migration off the previous WAF stands elsewhere (${before.waf_migration?.migration_state ?? 'not begun'}): an import cannot move a migration, so this bundle cannot replace its configuration.`,
+        '/waf_migration',
       )
     }
     // The zone keeps its own id and creation time; the bundle's settings and content apply.

@@ -4,6 +4,7 @@
 import type { BundleContent, BundlePreviousWaf, BundleRuleset } from '@shared/api/bundle'
 import type { EventLogLimits } from '@shared/api/simulate'
 import type { ZoneParts } from '../zones/configuration'
+import { migrationStatus } from '../zones/previous-waf/migration'
 import type { ZoneObject, ZoneRecord } from '../zones/zone-object'
 
 /** Everything of the zone but its event log's caps, which live in another object. */
@@ -35,7 +36,18 @@ export function readConfiguration(
     firewall_settings: { rule_quota: zone.firewall.ruleQuota() ?? null },
     page_rules: zone.pageRules.list(),
     ...(record.waf_product === 'previous' ? { previous_waf: readPreviousWaf(zone, parts) } : {}),
+    ...readMigration(zone, record),
   }
+}
+
+/** The migration's status, once it has begun (a zone that never ran the previous product has none). */
+function readMigration(zone: ZoneObject, record: ZoneRecord): Pick<ZoneContent, 'waf_migration'> {
+  const { created, migration_state, ...status } = migrationStatus(
+    record,
+    zone.previousWaf.settings(),
+  )
+  if (created === null || migration_state === 'start') return {}
+  return { waf_migration: { ...status, created, migration_state } }
 }
 
 function readPreviousWaf(zone: ZoneObject, parts: ZoneParts): BundlePreviousWaf {

@@ -12,6 +12,7 @@ import { Type, type Static } from 'typebox'
 import { FIREWALL_ACTIONS, FIREWALL_PRODUCTS } from './firewall'
 import { PHASES, RuleBody } from './rulesets'
 import {
+  MIGRATION_STATES,
   PageRuleCreateBody,
   WAF_ACTION_MODES,
   WAF_GROUP_MODES,
@@ -200,6 +201,20 @@ const BundlePreviousWaf = Type.Object(
 )
 export type BundlePreviousWaf = Static<typeof BundlePreviousWaf>
 
+/** `GET /zones/{zone_id}/waf_migration/status` of a zone whose migration has begun. */
+const BundleMigration = Type.Object(
+  {
+    created: Timestamp,
+    migration_state: Type.Enum(MIGRATION_STATES.filter((state) => state !== 'start')),
+    old_waf_status: Type.Optional(Type.Enum(['enabled', 'disabled'] as const)),
+    new_waf_status: Type.Optional(Type.Enum(['enabled', 'disabled'] as const)),
+    source: Type.Union([Type.String({ maxLength: 64 }), Type.Null()]),
+    switch_at: Type.Union([Timestamp, Type.Null()]),
+  },
+  { additionalProperties: false },
+)
+export type BundleMigration = Static<typeof BundleMigration>
+
 export const ZoneBundle = Type.Object(
   {
     format: Type.Literal(BUNDLE_FORMAT),
@@ -225,6 +240,8 @@ export const ZoneBundle = Type.Object(
     ),
     /** a zone on the previous managed-rules product only */
     previous_waf: Type.Optional(BundlePreviousWaf),
+    /** a zone whose migration off the previous product has begun, as its status answers it */
+    waf_migration: Type.Optional(BundleMigration),
   },
   { additionalProperties: false },
 )

@@ -1,4 +1,5 @@
-// Zone bundles against real services: fixture zones built through the vendor's API are exported,
+// Zone bundles against real services: fixture zones built through the vendor's API (managed
+// rulesets, the previous product, a migration in validation and one completed) are exported,
 // imported into a service on an empty data dir and exported again (identical bytes but for
 // `exported_at`), and both services' APIs answer the same for every resource. An import over an
 // existing zone is one history point listing exactly what differs; a dry run writes nothing; a
@@ -17,6 +18,8 @@ const OWASP_PACKAGE = 'c504870194831cd12c3fc0284f294abb'
 const OWASP_GENERIC_ATTACKS = '5461c3844f6b5597986ae41d052a7cbd'
 const CLOUDFLARE_SPECIALS = 'f90712123fb02287348dd34c0a282bb9'
 
+const SWITCH_MS = 200
+
 type Init = Parameters<Running['call']>[1]
 const post = (json: unknown): Init => ({ method: 'POST', json })
 const put = (json: unknown): Init => ({ method: 'PUT', json })
@@ -26,7 +29,11 @@ let source: Running
 let target: Running
 
 beforeAll(async () => {
-  ;[source, target] = await Promise.all([startService(), startService()])
+  // A migration's switch-over completes within the test (the default is two minutes).
+  ;[source, target] = await Promise.all([
+    startService(undefined, { migrationSwitchMs: SWITCH_MS }),
+    startService(),
+  ])
 })
 afterAll(async () => {
   for (const running of [source, target]) {
@@ -244,6 +251,33 @@ async function previousSettings(on: Running, zone: string, name: string): Promis
   )
 }
 
+/**
+ * A zone whose migration off the previous product has begun (`validation`, Enterprise only) or,
+ * with `pending`, completed once its switch-over is done.
+ */
+async function migrationZone(
+  on: Running,
+  name: string,
+  mode: 'validation' | 'pending',
+): Promise<string> {
+  const zone = (await ok(on, '/zones', post({ name, plan: 'enterprise', waf_product: 'previous' })))
+    .id
+  const config = await ok(on, `/zones/${zone}/waf_migration/config?phase_two=1`)
+  await ok(
+    on,
+    `/zones/${zone}/rulesets/phases/http_request_firewall_managed/entrypoint?waf_migration=${mode}&phase_two=1`,
+    put(config),
+  )
+  // The zone's alarm completes a pending migration SWITCH_MS later.
+  while (
+    mode === 'pending' &&
+    (await ok(on, `/zones/${zone}/waf_migration/status`)).migration_state !== 'completed'
+  ) {
+    await new Promise((resolve) => setTimeout(resolve, SWITCH_MS / 4))
+  }
+  return zone
+}
+
 /** Every resource's answer through the vendor's API (and ours), by path. */
 async function everything(on: Running, zone: string): Promise<Record<string, unknown>> {
   const answers: Record<string, unknown> = {}
@@ -263,6 +297,7 @@ async function everything(on: Running, zone: string): Promise<Record<string, unk
   await read(`/zones/${zone}/pagerules`)
   await read(`${on.origin}/workbench/v1/zones/${zone}/firewall/settings`)
   await read(`${on.origin}/workbench/v1/zones/${zone}/events/settings`)
+  await read(`/zones/${zone}/waf_migration/status`)
   const record = answers[`/zones/${zone}`] as { waf_product: string }
   if (record.waf_product === 'previous') {
     const waf = `/zones/${zone}/firewall/waf`
@@ -288,6 +323,8 @@ describe('the round trip', () => {
   beforeAll(async () => {
     zones.managed = await managedZone(source)
     zones.previous = await previousZone(source)
+    zones.validating = await migrationZone(source, 'validating.example', 'validation')
+    zones.migrated = await migrationZone(source, 'migrated.example', 'pending')
   })
 
   it('answers the bundle as a file to save, canonical and named for the zone', async () => {
@@ -597,6 +634,20 @@ describe('bad bundles', () => {
       }),
       1004,
       '/zone/plan',
+    ],
+    [
+      'a migration the zone cannot be in',
+      (b) => ({
+        ...b,
+        waf_migration: {
+          created: '2026-01-01T00:00:00.000Z',
+          migration_state: 'validation',
+          source: 'api',
+          switch_at: null,
+        },
+      }),
+      10503,
+      '/waf_migration/migration_state',
     ],
     [
       'previous-WAF settings on a managed-rulesets zone',
