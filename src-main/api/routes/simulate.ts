@@ -57,18 +57,18 @@ const replayOf = (request: {
   stream: request.query.stream === true,
 })
 
-interface HarEntry {
-  request?: {
-    method?: string
-    url?: string
-    headers?: { name: string; value: string }[]
-    postData?: { text?: string }
-  }
-  serverIPAddress?: string
-}
+/** What a replay reads of a HAR entry (http://www.softwareishard.com/blog/har-12-spec/#entries). */
+const HarEntry = Type.Object({
+  request: Type.Object({
+    method: Type.String(),
+    url: Type.String(),
+    headers: Type.Optional(Type.Array(Type.Object({ name: Type.String(), value: Type.String() }))),
+    postData: Type.Optional(Type.Object({ text: Type.Optional(Type.String()) })),
+  }),
+})
 
 /** The entries of `text` if it is one HAR document (a JSON object whose `log` has `entries`). */
-function harOf(text: string): HarEntry[] | undefined {
+function harOf(text: string): unknown[] | undefined {
   let document: unknown
   try {
     document = JSON.parse(text)
@@ -76,7 +76,7 @@ function harOf(text: string): HarEntry[] | undefined {
     return undefined
   }
   const entries = (document as { log?: { entries?: unknown } } | null)?.log?.entries
-  return Array.isArray(entries) ? (entries as HarEntry[]) : undefined
+  return Array.isArray(entries) ? entries : undefined
 }
 
 /** The requests of a replay body (a HAR file, or NDJSON), every one checked before any runs. */
@@ -84,10 +84,14 @@ export function parseReplay(text: string): SimulatedRequest[] {
   const har = harOf(text)
   if (har !== undefined) {
     return har.map((entry, index) => {
-      const request = entry.request
-      if (typeof request?.method !== 'string' || typeof request.url !== 'string') {
-        throw badRequest(1001, `HAR entry ${index} has no request method and URL`)
+      if (!Value.Check(HarEntry, entry)) {
+        const [first] = Value.Errors(HarEntry, entry)
+        throw badRequest(
+          1001,
+          `HAR entry ${index} is not a request: ${first?.instancePath || '/'} ${first?.message ?? 'is invalid'}`,
+        )
       }
+      const request = entry.request
       const headers: Record<string, string[]> = {}
       for (const { name, value } of request.headers ?? []) {
         // HTTP/2 pseudo-headers (":authority") are not request headers.
