@@ -22,6 +22,11 @@ export interface ServiceInfo {
   version: string
 }
 
+/** A point in a zone's history, as its history names it: 8-8-8-32 lower-case hex digits. */
+export const Bookmark = Type.String({
+  pattern: '^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$',
+})
+
 export interface HistoryEntry {
   bookmark: string
   /** ISO 8601 */
@@ -75,8 +80,6 @@ export interface ZonePage {
 }
 
 const ZoneId = Type.String({ pattern: '^[0-9a-f]{32}$' })
-/** A history bookmark is 59 characters (8-8-8-32 hex digits); longer text is refused unread. */
-const Bookmark = Type.String({ minLength: 1, maxLength: 64 })
 /** Storage keys are at most 2,048 bytes. */
 const KeyText = Type.String({ maxLength: 2048 })
 const ObjectRef = Type.Object({

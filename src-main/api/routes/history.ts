@@ -3,6 +3,7 @@
 
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import { Bookmark } from '@shared/bridge'
 import type { ZoneRegistry } from '../../zones/registry'
 import { ok } from '../envelope'
 
@@ -19,7 +20,7 @@ export const historyRoutes: FastifyPluginAsyncTypebox<{ zones: ZoneRegistry }> =
         params: ZoneParams,
         querystring: Type.Object({
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
-          before: Type.Optional(Type.String()),
+          before: Type.Optional(Bookmark),
         }),
       },
     },
