@@ -1,11 +1,14 @@
 // The headless shell: the same service as the Electron shell, with the built renderer served over
 // HTTP and the bridge's operations under /workbench/v1/bridge/, so the same UI runs in any browser
 // (and in Chromium for the end-to-end tests). `npm run serve -- [--host H] [--port N|0]
-// [--data-dir DIR] [--api-token T]`.
+// [--data-dir DIR] [--api-token T]`. The page holds no secret: the UI address printed at start
+// opens a session (api/ui-session.ts), and the bridge takes that session's cookie or the API's
+// credentials.
 
 import fastifyStatic from '@fastify/static'
 import Conf from 'conf'
 import { existsSync, readFileSync } from 'node:fs'
+import type { FastifyInstance } from 'fastify'
 import { homedir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -14,7 +17,15 @@ import { credentialUploadRoute } from './api/routes/credentials'
 import { ok } from './api/envelope'
 import { WORKBENCH_PREFIX } from './api/server'
 import { invokeBridge } from './bridge'
-import { DEFAULT_API_PORT, ensureCredentials, type Preferences } from './preferences'
+import { LAUNCH_SECRET_PARAMETER, type UiSessions } from './api/ui-session'
+import {
+  DEFAULT_API_PORT,
+  SECRET_FILE_MODE,
+  ensureCredentials,
+  protectPreferencesFile,
+  storeCredentials,
+  type Preferences,
+} from './preferences'
 import { createService, type Service } from './service'
 
 export interface HeadlessOptions {
@@ -32,13 +43,29 @@ export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(base, 'zone-workbench')
 }
 
-/** index.html with the API token in a meta tag: the page is same-origin, loopback-only. */
-function indexWithToken(rendererDir: string, token: string): string {
-  const html = readFileSync(join(rendererDir, 'index.html'), 'utf8')
-  return html.replace(
-    '</head>',
-    `  <meta name="zone-workbench-token" content="${token}" />\n  </head>`,
-  )
+/**
+ * The UI's files, public (they hold no secret), and the page itself, which turns the launch
+ * secret of the address it was opened with into a session cookie and takes the secret out of the
+ * address bar (a 303 to the same page; the browser keeps the `#/…` fragment across it).
+ */
+async function serveUi(app: FastifyInstance, rendererDir: string, sessions: UiSessions) {
+  app.addHook('onRoute', (route) => {
+    route.config = { ...route.config, access: 'public' }
+  })
+  // A file path the file server refuses (`..`, a backslash) names no file: 404, like any other.
+  app.setErrorHandler((_error, _request, reply) => reply.callNotFound())
+  await app.register(fastifyStatic, { root: rendererDir, index: false, wildcard: true })
+  const index = readFileSync(join(rendererDir, 'index.html'), 'utf8')
+  for (const path of ['/', '/index.html']) {
+    app.get(path, (request, reply) => {
+      const given = (request.query as Record<string, unknown>)[LAUNCH_SECRET_PARAMETER]
+      if (typeof given === 'string') {
+        const cookie = sessions.exchange(given)
+        if (cookie !== undefined) return reply.header('set-cookie', cookie).redirect('/', 303)
+      }
+      return reply.type('text/html').header('cache-control', 'no-store').send(index)
+    })
+  }
 }
 
 /**
@@ -56,23 +83,33 @@ async function registerCredentialUpload(service: Service): Promise<void> {
 
 export async function startHeadless(
   options: HeadlessOptions,
-): Promise<{ service: Service; origin: string }> {
+): Promise<{ service: Service; origin: string; uiAddress: string }> {
   const preferences = new Conf<Preferences>({
     cwd: options.dataDir,
     configName: 'preferences',
     projectName: 'zone-workbench',
+    configFileMode: SECRET_FILE_MODE,
   })
+  protectPreferencesFile(preferences.path)
   const credentials = ensureCredentials(preferences, options.apiToken)
   const port = options.port ?? preferences.get('apiPort') ?? DEFAULT_API_PORT
   const service = await createService({
     dataDir: options.dataDir,
-    api: { credentials, host: options.host, port },
+    api: {
+      credentials,
+      host: options.host,
+      port,
+      keepCredentials: (rotated) => storeCredentials(preferences, rotated),
+    },
     shell: 'headless',
   })
 
   service.server.post(
     `${WORKBENCH_PREFIX}/bridge/:operation`,
-    { schema: { params: Type.Object({ operation: Type.String() }) } },
+    {
+      config: { access: 'session' },
+      schema: { params: Type.Object({ operation: Type.String() }) },
+    },
     async (request) =>
       ok(await invokeBridge(service.bridge, request.params.operation, request.body)),
   )
@@ -80,19 +117,12 @@ export async function startHeadless(
 
   const rendererDir = options.rendererDir
   if (rendererDir !== undefined && existsSync(join(rendererDir, 'index.html'))) {
-    const index = indexWithToken(rendererDir, credentials.apiToken)
-    await service.server.register(fastifyStatic, {
-      root: rendererDir,
-      index: false,
-      wildcard: true,
-    })
-    for (const path of ['/', '/index.html']) {
-      service.server.get(path, (_request, reply) => reply.type('text/html').send(index))
-    }
+    await service.server.register((app) => serveUi(app, rendererDir, service.uiSessions))
   }
 
   const origin = await service.listen()
-  return { service, origin }
+  const uiAddress = `${origin}/?${LAUNCH_SECRET_PARAMETER}=${service.uiSessions.launchSecret}`
+  return { service, origin, uiAddress }
 }
 
 async function main(): Promise<void> {
@@ -110,7 +140,7 @@ async function main(): Promise<void> {
   }
   const dataDir = values['data-dir'] ? resolve(values['data-dir']) : defaultDataDir()
   const rendererDir = join(dirname(import.meta.dirname), 'renderer')
-  const { service, origin } = await startHeadless({
+  const { service, uiAddress } = await startHeadless({
     host: values.host,
     port,
     dataDir,
@@ -119,9 +149,10 @@ async function main(): Promise<void> {
   })
   const info = await service.bridge.serviceInfo({})
   console.log(`API ${service.apiBaseUrl()}`)
-  console.log(`UI ${origin}/`)
+  console.log(`UI ${uiAddress}`)
   console.log(`Token ${info.apiToken}`)
   console.log(`Data ${dataDir}`)
+  for (const repair of service.repairs) console.log(`Repaired ${repair}`)
   const stop = () => void service.close().then(() => process.exit(0))
   process.on('SIGINT', stop)
   process.on('SIGTERM', stop)

@@ -1,9 +1,10 @@
 // Preferences: small settings that belong to the user, not to a zone (window bounds, API port,
 // credentials, theme). Both shells keep them in the same JSON store engine: electron-store in the
 // Electron shell, `conf` (the engine electron-store is built on) in the headless shell. Zone data
-// never lives here.
+// never lives here. The file holds the API's secrets, so it is its owner's alone (0600).
 
 import { randomBytes } from 'node:crypto'
+import { chmodSync, existsSync } from 'node:fs'
 import type { Credentials } from './api/auth'
 
 export interface Preferences {
@@ -30,6 +31,28 @@ export function generateApiToken(): string {
   return [...randomBytes(40)].map((byte) => BASE62[byte % BASE62.length]).join('')
 }
 
+/** The mode of every file that holds a secret: read and written by its owner only. */
+export const SECRET_FILE_MODE = 0o600
+
+/**
+ * Makes an existing preferences file private: the store applies its mode only to files it
+ * creates, and data dirs from before this rule hold world-readable ones.
+ */
+export function protectPreferencesFile(path: string): void {
+  if (existsSync(path)) chmodSync(path, SECRET_FILE_MODE)
+}
+
+/** The vendor's global keys are 37 lowercase hex characters. */
+export function generateApiKey(): string {
+  return randomBytes(19).toString('hex').slice(0, 37)
+}
+
+/** Keeps rotated credentials in `store`, for the next start. */
+export function storeCredentials(store: PreferenceStore, credentials: Credentials): void {
+  store.set('apiToken', credentials.apiToken)
+  store.set('apiKey', credentials.apiKey)
+}
+
 /**
  * The credentials the API accepts, generated on first run and kept in preferences. A token given
  * on the command line wins for that run and is kept, so scripts can rely on it.
@@ -43,9 +66,7 @@ export function ensureCredentials(store: PreferenceStore, tokenOverride?: string
   }
   if (store.get('apiToken') === undefined) store.set('apiToken', generateApiToken())
   if (store.get('apiEmail') === undefined) store.set('apiEmail', 'user@zone-workbench.local')
-  // The vendor's global keys are 37 lowercase hex characters.
-  if (store.get('apiKey') === undefined)
-    store.set('apiKey', randomBytes(19).toString('hex').slice(0, 37))
+  if (store.get('apiKey') === undefined) store.set('apiKey', generateApiKey())
   return {
     apiToken: store.get('apiToken') as string,
     email: store.get('apiEmail') as string,

@@ -19,8 +19,10 @@ import { pageRuleRoutes } from './api/routes/page-rules'
 import { previousWafRoutes } from './api/routes/previous-waf'
 import { wafMigrationPreviewRoutes, wafMigrationRoutes } from './api/routes/waf-migration'
 import { rulesetRoutes } from './api/routes/rulesets'
+import { settingsRoutes } from './api/routes/settings'
 import { simulationRoutes } from './api/routes/simulate'
-import { zoneRoutes } from './api/routes/zones'
+import { zoneRenameRoutes, zoneRoutes } from './api/routes/zones'
+import { UiSessions } from './api/ui-session'
 import { createBridge } from './bridge'
 import { Bundles } from './bundles'
 import { ManagedCatalog, readCatalogFiles } from './zones/catalog'
@@ -32,6 +34,7 @@ import { importAccountDatabase } from './zones/import-account-db'
 import { ObjectInspector } from './zones/inspector'
 import { openZoneObjects, ZoneRegistry } from './zones/registry'
 import { ZoneEvents } from './zones/zone-events'
+import { generateApiKey, generateApiToken } from './preferences'
 
 export const VERSION = '0.1.0'
 
@@ -39,6 +42,8 @@ export interface ServiceOptions {
   dataDir: string
   api: {
     credentials: Credentials
+    /** keeps rotated credentials for the next start (the shell's preferences); none in tests */
+    keepCredentials?: (credentials: Credentials) => void
     /** 127.0.0.1 unless told otherwise; must be a loopback address */
     host?: string
     /** 0 picks a free port */
@@ -68,6 +73,10 @@ function migrationSwitchFromEnvironment(): number | undefined {
 export interface Service {
   /** The HTTP server, for a shell to add its own routes before `listen()`. */
   server: ApiServer
+  /** The UI's sessions (the headless shell prints their launch address and makes them). */
+  uiSessions: UiSessions
+  /** What the start-up check repaired after an interrupted run, one sentence each. */
+  repairs: readonly string[]
   bridge: Bridge
   zones: ZoneRegistry
   /** The leaked-credential database, for the shells' imports (file dialog, upload). */
@@ -103,6 +112,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   }
   const objects = openZoneObjects(options.dataDir)
   const zones = new ZoneRegistry(objects, options.now)
+  // Changes a kill interrupted are finished or undone before anything else reads the zones.
+  const repairs = await zones.recover()
   await importAccountDatabase(options.dataDir, zones)
   // Alarms that fell due while the application was closed run now.
   await Promise.all([
@@ -120,7 +131,10 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   })
   const events = new ZoneEvents(zones, objects.events)
   const simulator = new Simulator(zones, catalog, legacy, objects.credentials, events, options.now)
-  const server = createApiServer({ credentials: options.api.credentials })
+  let credentials = options.api.credentials
+  let port = 0
+  const uiSessions = new UiSessions(() => port)
+  const server = createApiServer({ credentials: () => credentials, sessions: uiSessions })
   void server.register(zoneRoutes, { prefix: API_PREFIX, zones })
   void server.register(filterRoutes, { prefix: API_PREFIX, configuration })
   void server.register(firewallRuleRoutes, { prefix: API_PREFIX, configuration })
@@ -139,10 +153,19 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   void server.register(wafMigrationRoutes, { prefix: API_PREFIX, configuration })
   void server.register(wafMigrationPreviewRoutes, { prefix: WORKBENCH_PREFIX, configuration })
   void server.register(historyRoutes, { prefix: WORKBENCH_PREFIX, zones })
+  void server.register(zoneRenameRoutes, { prefix: WORKBENCH_PREFIX, zones })
   void server.register(firewallSettingsRoutes, { prefix: WORKBENCH_PREFIX, configuration })
   void server.register(simulationRoutes, { prefix: WORKBENCH_PREFIX, simulator, zones, events })
   const bundles = new Bundles({ zones, configuration, events, now: options.now })
   void server.register(bundleRoutes, { prefix: WORKBENCH_PREFIX, bundles })
+  void server.register(settingsRoutes, {
+    prefix: WORKBENCH_PREFIX,
+    rotateCredentials: () => {
+      credentials = { ...credentials, apiToken: generateApiToken(), apiKey: generateApiKey() }
+      options.api.keepCredentials?.(credentials)
+      return credentials
+    },
+  })
   void server.register(credentialRoutes, {
     prefix: WORKBENCH_PREFIX,
     credentials: objects.credentials,
@@ -160,7 +183,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
         url: path,
         headers: {
           host: '127.0.0.1',
-          authorization: `Bearer ${options.api.credentials.apiToken}`,
+          authorization: `Bearer ${credentials.apiToken}`,
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
@@ -173,9 +196,9 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     inspector: new ObjectInspector(objects),
     serviceInfo: () => ({
       apiBaseUrl: apiBaseUrl(),
-      apiToken: options.api.credentials.apiToken,
-      apiEmail: options.api.credentials.email,
-      apiKey: options.api.credentials.apiKey,
+      apiToken: credentials.apiToken,
+      apiEmail: credentials.email,
+      apiKey: credentials.apiKey,
       dataDir: options.dataDir,
       shell: options.shell,
       version: VERSION,
@@ -184,12 +207,15 @@ export async function createService(options: ServiceOptions): Promise<Service> {
 
   return {
     server,
+    uiSessions,
+    repairs,
     bridge,
     zones,
     credentials: objects.credentials,
     async listen() {
       await server.listen({ host, port: options.api.port ?? 0 })
       const address = server.server.address() as AddressInfo
+      port = address.port
       const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address
       origin = `http://${hostPart}:${address.port}`
       return origin

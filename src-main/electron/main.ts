@@ -6,7 +6,14 @@ import { app, BrowserWindow, session, type IpcMainInvokeEvent } from 'electron'
 import Store from 'electron-store'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { DEFAULT_API_PORT, ensureCredentials, type Preferences } from '../preferences'
+import {
+  DEFAULT_API_PORT,
+  SECRET_FILE_MODE,
+  ensureCredentials,
+  protectPreferencesFile,
+  storeCredentials,
+  type Preferences,
+} from '../preferences'
 import { createService, type Service } from '../service'
 import { importChosenList } from './credential-import'
 import { registerBridgeIpc } from './ipc'
@@ -28,13 +35,22 @@ function isOwnFrame(event: IpcMainInvokeEvent): boolean {
 }
 
 async function start(): Promise<void> {
-  const preferences = new Store<Preferences>({ name: 'preferences' })
+  const preferences = new Store<Preferences>({
+    name: 'preferences',
+    configFileMode: SECRET_FILE_MODE,
+  })
+  protectPreferencesFile(preferences.path)
   const credentials = ensureCredentials(preferences)
   service = await createService({
     dataDir: process.env.ZONE_WORKBENCH_DATA_DIR ?? app.getPath('userData'),
-    api: { credentials, port: preferences.get('apiPort') ?? DEFAULT_API_PORT },
+    api: {
+      credentials,
+      port: preferences.get('apiPort') ?? DEFAULT_API_PORT,
+      keepCredentials: (rotated) => storeCredentials(preferences, rotated),
+    },
     shell: 'electron',
   })
+  for (const repair of service.repairs) console.log(`Repaired ${repair}`)
   await service.listen()
   registerBridgeIpc(
     {

@@ -55,3 +55,34 @@ test('settings show the API address and a token that works', async ({ page, work
   await expect(page.getByLabel('API token', { exact: true })).toHaveText(workbench.token)
   await page.screenshot({ path: 'test-results/e2e/settings.png', fullPage: true })
 })
+
+test('settings rotate the token: the old one stops working, the new one works', async ({
+  page,
+  workbench,
+}) => {
+  await page.goto(`${workbench.ui}#/settings`)
+  await page.getByRole('button', { name: 'Rotate token and key' }).click()
+  const dialog = page.getByRole('dialog')
+  await expect(dialog).toContainText('Rotate the API token and key?')
+  await dialog.getByRole('button', { name: 'Rotate' }).click()
+  await expect(page.getByText('New token and key are in force')).toBeVisible()
+  await page.getByRole('button', { name: 'Show' }).first().click()
+  const token = page.getByLabel('API token', { exact: true })
+  await expect(token).not.toHaveText(workbench.token)
+  const rotated = (await token.textContent()) ?? ''
+  const zones = (bearer: string) =>
+    fetch(`${workbench.api}/zones`, { headers: { authorization: `Bearer ${bearer}` } })
+  expect((await zones(workbench.token)).status).toBe(403)
+  expect((await zones(rotated)).status).toBe(200)
+  // The page's own session is not the token: the screens keep working after the rotation.
+  await page.reload()
+  await expect(page.getByLabel('API base URL', { exact: true })).toHaveText(workbench.api)
+})
+
+test('a page opened without the address the shell printed has no session', async ({
+  page,
+  workbench,
+}) => {
+  await page.goto(`${new URL(workbench.ui).origin}/#/settings`)
+  await expect(page.getByRole('alert')).toContainText('no session with the workbench')
+})

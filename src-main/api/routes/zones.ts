@@ -41,3 +41,26 @@ export const zoneRoutes: FastifyPluginAsyncTypebox<{ zones: ZoneRegistry }> = as
     ok(await zones.delete(request.params.zone_id)),
   )
 }
+
+/**
+ * /workbench/v1/zones/{zone_id}/rename: zone names are fixed in the vendor's API (a zone is its
+ * domain); the workbench lets one rename a zone under its own prefix.
+ */
+export const zoneRenameRoutes: FastifyPluginAsyncTypebox<{ zones: ZoneRegistry }> = async (
+  app,
+  { zones },
+) => {
+  app.post(
+    '/zones/:zone_id/rename',
+    {
+      schema: {
+        params: ZoneParams,
+        body: Type.Object(
+          { name: Type.String({ minLength: 1, maxLength: 253 }) },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request) => ok(await zones.rename(request.params.zone_id, request.body.name)),
+  )
+}
