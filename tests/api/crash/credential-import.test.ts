@@ -1,0 +1,89 @@
+// A leaked-credential list uploaded again and again while the service is killed mid-import: an
+// import is all or nothing, so after each start the list is either absent or whole, a retried
+// list is never counted twice, and once acknowledged it stays.
+
+import { createHash } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  KILLS,
+  bundleChild,
+  cleanUp,
+  newDataDir,
+  randomDelay,
+  report,
+  startChild,
+  stop,
+  stormUntilKilled,
+  type Child,
+} from './harness'
+import { CRASH_CREDENTIALS } from './credentials'
+
+let bundle: string
+beforeAll(async () => {
+  bundle = await bundleChild()
+})
+afterAll(cleanUp)
+
+const LINES = 30_000
+const LIST = Array.from(
+  { length: LINES },
+  (_, i) => `${createHash('sha1').update(`crash-${i}`).digest('hex').toUpperCase()}:${1 + (i % 7)}`,
+).join('\n')
+
+interface Database {
+  pair: number
+  lists: { name: string; hashes: number }[]
+}
+
+async function database(child: Child): Promise<Database> {
+  const response = await fetch(`${child.origin}/workbench/v1/credentials`, {
+    headers: { authorization: `Bearer ${CRASH_CREDENTIALS.apiToken}` },
+  })
+  expect(response.status).toBe(200)
+  return ((await response.json()) as { result: Database }).result
+}
+
+describe('credential imports survive SIGKILL', () => {
+  it(
+    `leave a list absent or whole, never twice, across ${KILLS} kills`,
+    { timeout: 60_000 + KILLS * 6_000 },
+    async () => {
+      const dataDir = newDataDir()
+      let baseline: number | undefined
+      let acknowledged = false
+      let partial = 0
+      for (let round = 0; ; round++) {
+        const child = await startChild(bundle, dataDir)
+        const db = await database(child)
+        baseline ??= db.pair
+        const list = db.lists.filter((l) => l.name === 'crash-list')
+        expect(list.length).toBeLessThanOrEqual(1)
+        if (acknowledged) expect(list).toHaveLength(1)
+        if (list.length === 1) expect(list[0]!.hashes).toBe(LINES)
+        expect(db.pair).toBe(baseline + (list.length === 1 ? LINES : 0))
+        if (round === KILLS) {
+          await stop(child)
+          break
+        }
+        let answered = false
+        const upload = async () => {
+          const response = await fetch(
+            `${child.origin}/workbench/v1/credentials/import?kind=pair&name=crash-list`,
+            {
+              method: 'POST',
+              headers: {
+                authorization: `Bearer ${CRASH_CREDENTIALS.apiToken}`,
+                'content-type': 'text/plain',
+              },
+              body: LIST,
+            },
+          )
+          if (response.status === 200) acknowledged = answered = true
+        }
+        await stormUntilKilled(child, randomDelay(100, 1_500), [upload])
+        if (!answered) partial++
+      }
+      report('credential import', { kills: KILLS, 'imports killed before their answer': partial })
+    },
+  )
+})
