@@ -12,9 +12,11 @@ import { MAX_JSON_DEPTH } from '@shared/api/limits'
 import { invokeBridge } from '../../../src-main/bridge'
 import { startHeadless } from '../../../src-main/headless'
 import type { Service } from '../../../src-main/service'
+import { removeDataDir } from '../harness'
 import { rawRequest } from './raw-http'
 
 const TOKEN = 'boundedInputToken0123456789abcdefghijk'
+const dataDir = mkdtempSync(join(tmpdir(), 'zw-bounded-'))
 let service: Service
 let origin: string
 let zoneId: string
@@ -59,14 +61,17 @@ function expectRefusal(
 
 beforeAll(async () => {
   ;({ service, origin } = await startHeadless({
-    dataDir: mkdtempSync(join(tmpdir(), 'zw-bounded-')),
+    dataDir,
     port: 0,
     apiToken: TOKEN,
   }))
   const zone = JSON.stringify({ name: 'bounded.example', plan: 'pro', waf_product: 'previous' })
   zoneId = (await call('POST', '/client/v4/zones', zone)).body.result.id
 })
-afterAll(() => service.close())
+afterAll(async () => {
+  await service.close()
+  removeDataDir(dataDir)
+})
 
 describe('JSON bodies', () => {
   it('answers a body over the limit with 413 in the envelope, creating nothing', async () => {

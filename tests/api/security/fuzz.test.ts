@@ -16,6 +16,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { BRIDGE_INPUTS, BRIDGE_OPERATIONS } from '@shared/bridge'
 import { startHeadless } from '../../../src-main/headless'
 import type { Service } from '../../../src-main/service'
+import { removeDataDir } from '../harness'
 import { ACCOUNT } from '../../../src-main/zones/registry'
 
 /** The API token, read again after each success: one of the routes rotates it. */
@@ -235,6 +236,7 @@ function bodiesFor(route: BodyRoute, index: number): string[] {
   ]
 }
 
+const dataDir = mkdtempSync(join(tmpdir(), 'zw-fuzz-'))
 let service: Service
 let origin: string
 const ids: Record<string, string> = {}
@@ -271,7 +273,7 @@ beforeAll(async () => {
   subscribe('fastify.initialization', collectRoutes)
   try {
     ;({ service, origin } = await startHeadless({
-      dataDir: mkdtempSync(join(tmpdir(), 'zw-fuzz-')),
+      dataDir,
       port: 0,
       apiToken: token,
     }))
@@ -329,7 +331,10 @@ beforeAll(async () => {
     pageRule: pageRule.id,
   })
 })
-afterAll(() => service?.close())
+afterAll(async () => {
+  await service?.close()
+  removeDataDir(dataDir)
+})
 
 /** The value of path parameter `name` in a route whose path reads `before` up to it. */
 function parameter(name: string, before: string): string {
