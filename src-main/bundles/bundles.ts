@@ -135,14 +135,17 @@ export class Bundles {
     await this.rehearse(record, undefined, after)
     const answer = { zone: { id: record.id, name: record.name }, changes }
     if (options.dryRun) return answer
-    await this.zones.adopt(record)
-    try {
-      await this.configure(record.id, after, changes)
-    } catch (error) {
-      // The rehearsal passed, so this is the workbench's own failure: leave no half-made zone.
-      await this.zones.delete(record.id)
-      throw error
-    }
+    // The configuration is written with the zone's record, in one transaction: a kill leaves the
+    // whole zone or none of it (ZoneRegistry.adopt). The event log's caps live in their own
+    // object, set just after.
+    await this.zones.adopt(record, (zone) => {
+      this.applyToNew(zone, record, after)
+      zone.describe(
+        `Zone configuration imported from a bundle: ${plural(changes.length, 'change')}`,
+      )
+    })
+    const limits = eventLogSettings(await this.options.events.status(record.id))
+    await this.setEventLimits(record.id, limits, after)
     return answer
   }
 
@@ -211,24 +214,6 @@ export class Bundles {
 
   private read(zone: ZoneObject, record: ZoneRecord): ZoneContent {
     return readConfiguration(zone, record, this.parts(zone, record))
-  }
-
-  /** Writes the bundle's configuration into the zone just adopted, as one change. */
-  private async configure(
-    zoneId: string,
-    after: BundleContent,
-    changes: ConfigurationChange[],
-  ): Promise<void> {
-    const limits = eventLogSettings(await this.options.events.status(zoneId))
-    await this.zones.inZone(zoneId, (zone, record) =>
-      zone.change(() => {
-        this.applyToNew(zone, record, after)
-        zone.describe(
-          `Zone configuration imported from a bundle: ${plural(changes.length, 'change')}`,
-        )
-      }),
-    )
-    await this.setEventLimits(zoneId, limits, after)
   }
 
   /** Writes `content` into a zone that holds no configuration yet. */

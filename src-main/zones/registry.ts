@@ -165,9 +165,14 @@ export class ZoneRegistry {
   /**
    * Stores a zone whose record is complete and checked (a new zone, or one being imported): the
    * index claims the name with the create pending, the zone's object is written, the index
-   * settles. A kill in between is finished or undone by `recover`.
+   * settles. A kill in between is finished or undone by `recover`. `configure` writes what the
+   * zone holds besides its record (an imported configuration) in the same transaction, so a zone
+   * is never stored without it.
    */
-  adopt(record: ZoneRecord): Promise<ZoneRecord> {
+  adopt(
+    record: ZoneRecord,
+    configure?: (zone: ZoneObject, record: ZoneRecord) => void,
+  ): Promise<ZoneRecord> {
     return this.exclusively(record.id, async () => {
       await this.account((a) => {
         if (a.holderOf(record.name) !== undefined) throw duplicate(record.name)
@@ -175,7 +180,12 @@ export class ZoneRegistry {
         a.addPending({ id: record.id, name: record.name, created_on: record.created_on })
       })
       try {
-        await this.zoneObject(record.id, (z) => z.initialize(record))
+        await this.zoneObject(record.id, (z) =>
+          z.change(() => {
+            z.initialize(record)
+            configure?.(z, record)
+          }),
+        )
       } catch (error) {
         await this.forget(record.id)
         throw error

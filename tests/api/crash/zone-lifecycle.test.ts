@@ -20,7 +20,9 @@ import {
   startChild,
   stop,
   stormUntilKilled,
+  type Child,
 } from './harness'
+import { CRASH_CREDENTIALS } from './credentials'
 
 let bundle: string
 beforeAll(async () => {
@@ -106,6 +108,47 @@ describe('zone changes survive SIGKILL', () => {
   })
 
   it(
+    `imports bundles whole or not at all across ${KILLS} kills`,
+    { timeout: TIMEOUT },
+    async () => {
+      const dataDir = newDataDir()
+      const RULES = 20
+      let template: any
+      const attempted = new Set<string>()
+      const acknowledged = new Set<string>()
+      let next = 0
+      let repairs = 0
+      for (let round = 0; ; round++) {
+        const child = await startChild(bundle, dataDir)
+        repairs += child.repairs.length
+        if (round === 0) template = await bundleWithRules(child, RULES)
+        const zones = await expectConsistent(child, dataDir)
+        const names = new Set(zones.map((z) => z.name))
+        for (const name of acknowledged) expect(names.has(name), `${name} was imported`).toBe(true)
+        for (const zone of zones.filter((z) => attempted.has(z.name))) {
+          const rules = await call(child.api, `/zones/${zone.id}/firewall/rules?per_page=100`)
+          expect(rules.body.result, `${zone.name} holds the whole bundle`).toHaveLength(RULES)
+        }
+        if (round === KILLS) {
+          await stop(child)
+          break
+        }
+        const importOne = async () => {
+          const name = `b${next++}.example`
+          attempted.add(name)
+          const id = (next * 7919).toString(16).padStart(32, '0')
+          const answer = await call(child.origin, '/workbench/v1/zones/import', {
+            json: { ...template, zone: { ...template.zone, id, name } },
+          })
+          if (answer.status === 200) acknowledged.add(name)
+        }
+        await stormUntilKilled(child, randomDelay(50, 800), [importOne, importOne])
+      }
+      report('bundle import', { kills: KILLS, 'acknowledged imports': acknowledged.size, repairs })
+    },
+  )
+
+  it(
     `imports an older data dir's zones exactly once across ${KILLS} kills`,
     { timeout: TIMEOUT },
     async () => {
@@ -135,6 +178,24 @@ describe('zone changes survive SIGKILL', () => {
     },
   )
 })
+
+/** A bundle of a zone holding `count` firewall rules, each with its filter. */
+async function bundleWithRules(child: Child, count: number): Promise<any> {
+  const zone = await call(child.api, '/zones', {
+    json: { name: 'template.example', plan: 'enterprise' },
+  })
+  const id = zone.body.result.id
+  const rules = Array.from({ length: count }, (_, i) => ({
+    action: 'block',
+    description: `rule ${i}`,
+    filter: { expression: `http.request.uri.path eq "/blocked/${i}"` },
+  }))
+  expect((await call(child.api, `/zones/${id}/firewall/rules`, { json: rules })).status).toBe(200)
+  const exported = await fetch(`${child.origin}/workbench/v1/zones/${id}/export?format=bundle`, {
+    headers: { authorization: `Bearer ${CRASH_CREDENTIALS.apiToken}` },
+  })
+  return exported.json()
+}
 
 /** A data dir as the version before zones became objects left it: `account.sqlite`. */
 function writeLegacyAccount(dataDir: string, count: number): void {
