@@ -222,10 +222,17 @@ export class Storage implements TransactionScope {
   transactionSync<T>(fn: () => T): T {
     this.assertUsable()
     if (this.config.backend !== 'sql') throw new Error(NOT_SQL_BACKED)
+    // A failure of a transaction that this call opens, with nothing written before it, rolls the
+    // whole implicit transaction back: ROLLBACK TO leaves the pages it restored dirty, and COMMIT
+    // would write them again, a point in history for a change that was never made.
+    const alone = !this.connection.inTransaction && this.pendingWrites.size === 0
     this.beforeWrite()
     this.flushWrites()
     const savepoint = `_cf_sync_savepoint_${this.syncDepth++}`
     this.connection.exec(`SAVEPOINT ${savepoint}`)
+    // What the rolled-back writes said of themselves goes with them: the note would otherwise
+    // label (or make) a point in history for a change that was never made.
+    const noteBefore = this.commitNote
     try {
       const result = fn()
       this.flushWrites()
@@ -235,7 +242,9 @@ export class Storage implements TransactionScope {
       if (!this.broken) {
         this.rollbackTo(savepoint)
         this.connection.exec(`RELEASE ${savepoint}`)
+        if (alone) this.abandonEmptyTransaction()
       }
+      this.commitNote = noteBefore
       throw error
     } finally {
       this.syncDepth--
@@ -874,6 +883,14 @@ export class Storage implements TransactionScope {
     if (this.pausedCheckpoint !== null) clearTimeout(this.pausedCheckpoint)
     this.pausedCheckpoint = null
     this.config.history?.checkpoint()
+  }
+
+  /** Ends an implicit transaction that holds no write: nothing to commit, nobody to wait. */
+  private abandonEmptyTransaction(): void {
+    if (this.connection.inTransaction) this.connection.exec('ROLLBACK')
+    const pending = this.pending
+    this.pending = null
+    pending?.resolve()
   }
 
   private rollbackTo(savepoint: string): void {

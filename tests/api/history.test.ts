@@ -112,6 +112,33 @@ describe('zone history', () => {
     ])
   })
 
+  it('keeps no point for a dry run or a refused change, nor lends their notes to the next', async () => {
+    const { body } = await running.call('/zones', {
+      method: 'POST',
+      json: { name: 'dry-runs.example', plan: 'enterprise' },
+    })
+    const id = body.result.id
+    const history = async () =>
+      (await running.call(`${running.origin}/workbench/v1/zones/${id}/history`)).body.result
+    const before = await history()
+    const entrypoint = `/zones/${id}/rulesets/phases/http_request_firewall_custom/entrypoint`
+    const rules = [{ action: 'block', expression: 'http.request.uri.path eq "/x"' }]
+    const dryRun = await running.call(`${entrypoint}?dry_run=true`, {
+      method: 'PUT',
+      json: { rules },
+    })
+    expect(dryRun.status).toBe(200)
+    const refused = await running.call(entrypoint, {
+      method: 'PUT',
+      json: { rules: [{ action: 'block', expression: 'not an expression (' }] },
+    })
+    expect(refused.status).toBe(400)
+    expect(await history()).toEqual(before)
+    await running.call(`/zones/${id}`, { method: 'PATCH', json: { paused: true } })
+    const [latest] = await history()
+    expect(latest.note).toBe('Zone paused: false → true')
+  })
+
   it('answers an unknown zone with 404', async () => {
     const { status } = await running.call(
       `${running.origin}/workbench/v1/zones/${'0'.repeat(32)}/history`,
