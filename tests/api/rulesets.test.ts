@@ -234,6 +234,43 @@ describe('zone entry point', () => {
   })
 })
 
+describe('entry point names, kinds and phases on update', () => {
+  it('keeps the name of an existing entry point when a PUT sends another, as the vendor does', async () => {
+    const zone = await newZone()
+    const first = (await putEntry(zone, [execute(GENERAL)])).body.result
+    const renamed = await running.call(entry(zone), {
+      method: 'PUT',
+      json: { name: 'terraform name', rules: [execute(GENERAL), skip('health')] },
+    })
+    expect(renamed.status).toBe(200)
+    expect(renamed.body.result).toMatchObject({ id: first.id, name: 'default', version: '2' })
+    expect(renamed.body.result.rules).toHaveLength(2)
+    const byId = await running.call(`/zones/${zone}/rulesets/${first.id}`, {
+      method: 'PUT',
+      json: { name: 'another name', description: 'by id', rules: [execute(GENERAL)] },
+    })
+    expect(byId.status).toBe(200)
+    expect(byId.body.result).toMatchObject({ name: 'default', description: 'by id', version: '3' })
+    expect(await getEntry(zone)).toEqual(byId.body.result)
+  })
+
+  it.each([
+    { change: { kind: 'custom' }, pointer: '/kind' },
+    { change: { phase: CUSTOM_PHASE }, pointer: '/phase' },
+  ])(
+    'refuses $change on an entry point with 20131, by phase or by id',
+    async ({ change, pointer }) => {
+      const zone = await newZone()
+      const first = (await putEntry(zone, [execute(GENERAL)])).body.result
+      const json = { ...change, rules: [] }
+      refused(await running.call(entry(zone), { method: 'PUT', json }), 400, 20131, pointer)
+      const byId = `/zones/${zone}/rulesets/${first.id}`
+      refused(await running.call(byId, { method: 'PUT', json }), 400, 20131, pointer)
+      expect(await getEntry(zone)).toEqual(first)
+    },
+  )
+})
+
 describe('rules of a ruleset', () => {
   it('appends a POSTed rule at the end with version "1", and the ruleset moves on by one', async () => {
     const { zone, ruleset } = await fourRules()
@@ -1070,6 +1107,23 @@ describe('account rulesets', () => {
     for (const id of [GENERAL, OWASP, EXPOSED]) {
       expect(listed.find((r: any) => r.id === id)).toMatchObject({ kind: 'managed' })
     }
+  })
+
+  it('keeps the account entry point name when a PUT sends another', async () => {
+    const before = (await running.call(accountEntry)).body.result
+    const renamed = await running.call(accountEntry, {
+      method: 'PUT',
+      json: { name: 'terraform name', rules: before.rules },
+    })
+    expect(renamed.status).toBe(200)
+    expect(renamed.body.result).toMatchObject({ id: before.id, name: before.name, kind: 'root' })
+    refused(
+      await running.call(accountEntry, { method: 'PUT', json: { kind: 'custom', rules: [] } }),
+      400,
+      20131,
+      '/kind',
+    )
+    expect((await running.call(accountEntry)).body.result).toEqual(renamed.body.result)
   })
 
   it('creates custom rulesets, refuses kind zone and managed with 20218', async () => {

@@ -72,6 +72,28 @@ describe('rulesets through the SDK', () => {
     expect(read).toEqual(updated)
   })
 
+  it('updates an entry point by phase and by id with another name, keeping its name', async () => {
+    const zone_id = await newZone()
+    const rules = [
+      { action: 'execute' as const, expression: 'true', action_parameters: { id: GENERAL } },
+    ]
+    const created: any = await client.rulesets.phases.update(PHASE, { zone_id, rules })
+    const byPhase: any = await client.rulesets.phases.update(PHASE, {
+      zone_id,
+      name: 'managed by terraform',
+      rules,
+    })
+    expect(byPhase).toMatchObject({ id: created.id, name: 'default', version: '2' })
+    const byId: any = await client.rulesets.update(created.id, {
+      zone_id,
+      name: 'managed by terraform',
+      kind: 'zone',
+      phase: PHASE,
+      rules,
+    })
+    expect(byId).toMatchObject({ id: created.id, name: 'default', version: '3' })
+  })
+
   it('creates, edits and deletes rules with the v7 signatures', async () => {
     const zone_id = await newZone()
     const entry: any = await client.rulesets.phases.update(PHASE, {

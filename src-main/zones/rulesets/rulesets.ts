@@ -237,10 +237,10 @@ export class Rulesets {
   /** PUT of an entry point: replaces its rules, creating the entry point when there is none. */
   putEntrypoint(phase: Phase, body: RulesetUpdateBody): Ruleset {
     const existing = this.store.entrypoint(phase, this.entrypointKind)
-    if (existing !== undefined) return this.replace(existing, { ...body, phase })
     const problems = new Problems()
     checkUnchanged(body, { kind: this.entrypointKind, phase }, problems)
     problems.check()
+    if (existing !== undefined) return this.replace(existing, body)
     return this.create({
       name: body.name ?? 'default',
       kind: this.entrypointKind,
@@ -252,7 +252,8 @@ export class Rulesets {
 
   private replace(current: Ruleset, body: RulesetUpdateBody): Ruleset {
     const problems = new Problems()
-    checkUnchanged(body, current, problems)
+    const entrypoint = current.kind === 'zone' || current.kind === 'root'
+    checkUnchanged(entrypoint ? { ...body, name: undefined } : body, current, problems)
     problems.check()
     const rules =
       body.rules === undefined
@@ -571,7 +572,14 @@ export class Rulesets {
   }
 }
 
-/** name, kind and phase cannot change; a body may repeat them unchanged. */
+/**
+ * name, kind and phase cannot change; a body may repeat them unchanged. The exception is the name
+ * sent in a PUT of an existing entry point, which the vendor ignores, keeping the name it has
+ * (https://github.com/cloudflare/cloudflare-go/pull/1346): Terraform v5 sends the name of its
+ * configuration on every update, so `replace` leaves it out. Kind and phase stay refused there
+ * too, as the update docs say of every ruleset
+ * (https://developers.cloudflare.com/ruleset-engine/rulesets-api/update/).
+ */
 function checkUnchanged(
   body: RulesetUpdateBody,
   current: Partial<Pick<Ruleset, 'name' | 'kind' | 'phase'>>,
