@@ -33,6 +33,12 @@ const BATCH_INTERVAL_MS = 20
  */
 const MIN_LOG_BYTES_PER_SNAPSHOT = 8 << 20
 
+/**
+ * Or when a restore from the last snapshot would replay page images of this many times that size:
+ * the log stores differences, so it can stay small over many more page images than it holds.
+ */
+const REPLAY_LIMIT_IN_SNAPSHOTS = 4
+
 function checkpointTruncating(db: Database.Database): void {
   db.pragma('wal_checkpoint(TRUNCATE)')
 }
@@ -113,8 +119,11 @@ class LiveHistory implements History {
     if (!checkpointRestarting(this.db)) return
     // Until the next commit writes the new generation, the file still holds the old frames.
     this.walRestarted = true
-    const databaseBytes = statSync(this.file).size
-    if (this.store.bytesSinceSnapshot > Math.max(databaseBytes, MIN_LOG_BYTES_PER_SNAPSHOT)) {
+    const snapshotBytes = Math.max(statSync(this.file).size, MIN_LOG_BYTES_PER_SNAPSHOT)
+    if (
+      this.store.bytesSinceSnapshot > snapshotBytes ||
+      this.store.pageBytesSinceSnapshot > REPLAY_LIMIT_IN_SNAPSHOTS * snapshotBytes
+    ) {
       const { seq, time, timeline } = this.store.head
       this.store.startSegment({ seq, time, timeline, origin: false }, (path) =>
         copyFileSync(this.file, path),

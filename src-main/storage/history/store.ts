@@ -17,6 +17,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  readSync,
   rmSync,
   writeFileSync,
   writeSync,
@@ -27,12 +28,15 @@ import { syncDirectory, writeFileDurably } from './durable'
 import {
   encodeBase,
   encodeCommit,
-  readCommitPages,
+  readCommitPageNumbers,
+  replayCommit,
   scanSegment,
   type BaseRecord,
   type CommitRecord,
   type PointRecord,
 } from './log'
+import { encodePages } from './page-codec'
+import { PageReferences } from './references'
 import type { HistoryOptions } from './types'
 import type { WalCursor, WalTransaction } from './wal'
 
@@ -44,6 +48,8 @@ interface Segment {
   commits: CommitRecord[]
   /** log size in bytes */
   bytes: number
+  /** bytes of the page images its commits replay */
+  pageBytes: number
 }
 
 export interface PointToArchive {
@@ -64,6 +70,8 @@ export class HistoryStore {
   cursor: WalCursor | null = null
   private readonly segments: Segment[] = []
   private logFd: number | null = null
+  /** the newest segment's page references, read when first needed */
+  private references: PageReferences | null = null
   private readonly retentionMs: number
 
   private constructor(
@@ -126,12 +134,13 @@ export class HistoryStore {
       const [base, ...rest] = scanned.records
       if (base?.kind !== 'base')
         throw new Error(`History log ${logPath} does not start with its base record`)
-      const segment: Segment = { base, commits: [], bytes: scanned.length }
+      const segment: Segment = { base, commits: [], bytes: scanned.length, pageBytes: 0 }
       if (base.origin) this.points.push(pointOf(base))
       // The cursor carries over from segment to segment: a snapshot leaves the WAL as it was.
       for (const record of rest) {
         if (record.kind === 'commit') {
           segment.commits.push(record)
+          segment.pageBytes += record.pageBytes
           this.points.push(pointOf(record))
           this.cursor = record.cursor
         } else {
@@ -169,30 +178,81 @@ export class HistoryStore {
     return offset
   }
 
+  /** The newest segment's page references: its snapshot, then the pages its log writes. */
+  private pageReferences(segment: Segment): PageReferences {
+    if (this.references !== null) return this.references
+    const name = seqName(segment.base.seq)
+    const written = new Set<number>()
+    if (segment.commits.length > 0) {
+      const fd = openSync(join(this.dir, `${name}.log`), 'r')
+      try {
+        for (const commit of segment.commits)
+          for (const pageNumber of readCommitPageNumbers(fd, commit)) written.add(pageNumber)
+      } finally {
+        closeSync(fd)
+      }
+    }
+    this.references = new PageReferences(join(this.dir, `${name}.db`), written)
+    return this.references
+  }
+
+  private forgetReferences(): void {
+    this.references?.close()
+    this.references = null
+  }
+
   appendCommits(archived: PointToArchive[]): void {
     const segment = this.segments.at(-1)
     if (segment === undefined || archived.length === 0) return
+    const references = this.pageReferences(segment)
     const records: Buffer[] = []
+    const commits: CommitRecord[] = []
     let offset = segment.bytes
-    for (const { transaction, time, note } of archived) {
-      const { seq, timeline } = this.head
-      const point = pointOf({ seq: seq + 1, time: this.nextTime(time), timeline, note })
-      const bytes = encodeCommit(point, transaction)
-      records.push(bytes)
-      segment.commits.push({
-        ...point,
-        kind: 'commit',
-        databasePages: transaction.databasePages,
-        cursor: transaction.cursor,
-        offset,
-        length: bytes.length,
-      })
-      offset += bytes.length
-      this.points.push(point)
-      this.cursor = transaction.cursor
+    let head = this.head
+    try {
+      for (const { transaction, time, note } of archived) {
+        const { pageSize, pages } = transaction
+        const point = pointOf({
+          seq: head.seq + 1,
+          time: Math.max(time, head.time),
+          timeline: head.timeline,
+          note,
+        })
+        const encoded = encodePages(
+          pageSize,
+          pages,
+          (pageNumber) => references.reference(pageNumber, pageSize),
+          (page) => references.wrote(page),
+        )
+        const bytes = encodeCommit(point, transaction, encoded)
+        records.push(bytes)
+        commits.push({
+          ...point,
+          kind: 'commit',
+          databasePages: transaction.databasePages,
+          cursor: transaction.cursor,
+          encoded: true,
+          pageBytes: pages.length * pageSize,
+          offset,
+          length: bytes.length,
+        })
+        offset += bytes.length
+        head = point
+      }
+      // one write for the whole batch: a torn tail is cut off at the next scan, record by record
+      this.append(Buffer.concat(records))
+      references.keepWritten()
+    } catch (error) {
+      // the references took in images the log may not hold
+      this.forgetReferences()
+      throw error
     }
-    // one write for the whole batch: a torn tail is cut off at the next scan, record by record
-    this.append(Buffer.concat(records))
+    for (const commit of commits) {
+      segment.commits.push(commit)
+      segment.pageBytes += commit.pageBytes
+      this.points.push(pointOf(commit))
+      this.cursor = commit.cursor
+    }
   }
 
   /** Makes the log durable: called before a checkpoint lets SQLite overwrite what it archived. */
@@ -203,6 +263,11 @@ export class HistoryStore {
   /** Log bytes written since the newest snapshot. */
   get bytesSinceSnapshot(): number {
     return this.segments.at(-1)?.bytes ?? 0
+  }
+
+  /** Bytes of the page images a restore from the newest snapshot would replay. */
+  get pageBytesSinceSnapshot(): number {
+    return this.segments.at(-1)?.pageBytes ?? 0
   }
 
   /**
@@ -217,7 +282,13 @@ export class HistoryStore {
     syncDirectory(this.dir)
     if (this.logFd !== null) closeSync(this.logFd)
     this.logFd = null
-    this.segments.push({ base: record, commits: [], bytes: encodeBase(record).length })
+    this.forgetReferences()
+    this.segments.push({
+      base: record,
+      commits: [],
+      bytes: encodeBase(record).length,
+      pageBytes: 0,
+    })
     if (base.origin) this.points.push(pointOf(record))
   }
 
@@ -233,13 +304,24 @@ export class HistoryStore {
     if (target === undefined) return
     const logFd = openSync(join(this.dir, `${name}.log`), 'r')
     const outFd = openSync(outPath, 'r+')
+    // a page past the file's end reads as zeros, as the encoder's references do
+    const readPage = (pageNumber: number, pageSize: number): Buffer => {
+      const page = Buffer.alloc(pageSize)
+      readSync(outFd, page, 0, pageSize, (pageNumber - 1) * pageSize)
+      return page
+    }
     try {
       let pageSize = 0
       for (const commit of commits) {
-        const replay = readCommitPages(logFd, commit)
-        pageSize = replay.pageSize
-        for (const page of replay.pages)
-          writeSync(outFd, page.data, 0, pageSize, (page.pageNumber - 1) * pageSize)
+        pageSize = replayCommit(logFd, commit, readPage, (page) =>
+          writeSync(
+            outFd,
+            page.data,
+            0,
+            page.data.length,
+            (page.pageNumber - 1) * page.data.length,
+          ),
+        )
       }
       ftruncateSync(outFd, target.databasePages * pageSize)
     } finally {
@@ -342,6 +424,7 @@ export class HistoryStore {
   close(): void {
     if (this.logFd !== null) closeSync(this.logFd)
     this.logFd = null
+    this.forgetReferences()
   }
 }
 
