@@ -169,8 +169,9 @@ export function encodePages(
   reference: (pageNumber: number) => Buffer | null,
   written: (page: PageImage) => void,
 ): EncodedPages {
-  // a page's difference takes at most 1.5 times its size (a run header per three words)
-  const differences = Buffer.allocUnsafe(pages.length * (2 * pageSize + 16))
+  // A page's difference is at most half as long again as the page: a run holds a word or more and
+  // the next starts two words on, so a run header (two varints of up to 3 bytes) per three words.
+  const differences = Buffer.allocUnsafe(pages.length * (pageSize + pageSize / 2 + 16))
   let end = 0
   const before = new Map<number, Buffer | null>()
   // a page the record writes twice (SQLite spilled it mid-transaction) is XORed with its first image

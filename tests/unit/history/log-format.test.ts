@@ -1,5 +1,6 @@
 import { openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import { afterEach, beforeEach, expect, it } from 'vitest'
 import { historyDirectory } from '../../../src-main/storage/history'
 import { replayCommit, scanSegment } from '../../../src-main/storage/history/log'
@@ -101,13 +102,22 @@ const commitFormats = (databaseFile: string): boolean[] =>
     ),
   )
 
+/** Writes `sql` to the database before its history begins, so that its first snapshot holds it. */
+function populate(sql: string): void {
+  const db = new Database(database.file)
+  db.exec(sql)
+  db.close()
+}
+
 it('restores exactly from a log whose older records hold whole page images', () => {
+  populate(`CREATE TABLE rules (id INTEGER PRIMARY KEY, expression TEXT, action TEXT);
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300)
+            INSERT INTO rules SELECT i, 'ip.src eq 10.0.' || (i / 256) || '.' || (i % 256), 'block' FROM n`)
   const s = reopen()
-  s.write(`CREATE TABLE rules (id INTEGER PRIMARY KEY, expression TEXT, action TEXT)`)
   const marks: Mark[] = []
   for (let i = 0; i < 40; i++) {
     clock.advance(1)
-    s.write(`INSERT INTO rules (expression, action) VALUES ('ip.src eq 10.0.0.${i}', 'block')`)
+    s.write(`UPDATE rules SET action = 'challenge' WHERE id = ${1 + i * 7}`)
     if (i % 10 === 0) marks.push(mark(s))
   }
   s.close()
@@ -115,10 +125,11 @@ it('restores exactly from a log whose older records hold whole page images', () 
   for (const log of logsOf(database.file)) rewriteWithWholeImages(log)
   expect(new Set(commitFormats(database.file))).toEqual(new Set([false]))
 
+  // the same pages again: their references are what the older records hold, not the snapshot
   let later = reopen()
   for (let i = 0; i < 40; i++) {
     clock.advance(1)
-    later.write(`UPDATE rules SET action = 'log' WHERE id = ${i + 1}`)
+    later.write(`UPDATE rules SET action = 'log' WHERE id = ${1 + i * 7}`)
     if (i === 20) later = reopen()
     if (i % 10 === 5) marks.push(mark(later))
   }
@@ -152,11 +163,13 @@ it('keeps small commits small: 300 one-row updates cost far less than their page
 })
 
 it('restores exactly when a transaction wrote more pages than history keeps references for', () => {
+  populate(`CREATE TABLE blobs (id INTEGER PRIMARY KEY, data BLOB);
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1500)
+            INSERT INTO blobs SELECT i, zeroblob(3000) FROM n`)
   const s = reopen()
-  s.write(`CREATE TABLE blobs (id INTEGER PRIMARY KEY, data BLOB)`)
-  s.write(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1500)
-           INSERT INTO blobs SELECT i, zeroblob(3000) FROM n`)
+  s.write(`UPDATE blobs SET data = randomblob(3000)`)
   const marks = [mark(s)]
+  // the first rows' pages were dropped from memory: neither the snapshot nor kept, so stored whole
   for (let i = 1; i <= 30; i++) {
     clock.advance(1)
     s.write(`UPDATE blobs SET data = randomblob(3000) WHERE id = ${i * 7}`)
