@@ -59,16 +59,44 @@ const filterFields = {
 
 export const FilterCreate = Type.Object(filterFields, { additionalProperties: false })
 export type FilterCreate = Static<typeof FilterCreate>
+/** A filter's PUT: the fields it sends change, the others stay as they are. */
 export const FilterUpdate = Type.Object(
-  { id: Type.Optional(Id), ...filterFields },
+  { id: Type.Optional(Id), ...filterFields, expression: Type.Optional(Type.String()) },
   { additionalProperties: false },
 )
 export type FilterUpdate = Static<typeof FilterUpdate>
 export const FilterBulkUpdate = Type.Object(
-  { id: Id, ...filterFields },
+  { ...FilterUpdate.properties, id: Id },
   { additionalProperties: false },
 )
 export type FilterBulkUpdate = Static<typeof FilterBulkUpdate>
+
+const IdOnly = Type.Object({ id: Type.String() }, { additionalProperties: false })
+/**
+ * The ids a bulk DELETE of filters names in its body, besides `?id=`: the vendor's OpenAPI
+ * document gives the body `{ "id": … }`, and scripts send an array of them.
+ */
+export const FilterDeleteBody = Type.Union([IdOnly, Type.Array(IdOnly), Type.Null()])
+export type FilterDeleteBody = Static<typeof FilterDeleteBody>
+/** The same for firewall rules, whose single form may also say `delete_filter_if_unused`. */
+export const FirewallRuleDeleteBody = Type.Union([
+  Type.Object(
+    { id: Type.String(), delete_filter_if_unused: Type.Optional(Type.Boolean()) },
+    { additionalProperties: false },
+  ),
+  Type.Array(IdOnly),
+  Type.Null(),
+])
+export type FirewallRuleDeleteBody = Static<typeof FirewallRuleDeleteBody>
+
+/** The ids of a bulk DELETE: those of the query, then those of the body. */
+export function idsToDelete(
+  query: string[] | undefined,
+  body: { id: string } | { id: string }[] | null | undefined,
+): string[] {
+  const fromBody = body === null || body === undefined ? [] : [body].flat().map((item) => item.id)
+  return [...(query ?? []), ...fromBody]
+}
 
 const ruleFields = {
   action: Type.Enum(FIREWALL_ACTIONS),

@@ -240,6 +240,86 @@ describe('filters', () => {
     expect((await listAll(filters(zone))).map((f: any) => f.id)).toEqual([d.id])
   })
 
+  it('updates only the fields a PUT sends, one filter or many', async () => {
+    const zone = await newZone()
+    const [a, b] = (
+      await postFilters(zone, [
+        { expression: path('/a'), description: 'alpha', ref: 'FIL-A' },
+        { expression: path('/b'), description: 'beta', paused: true },
+      ])
+    ).body.result
+    const one = `${filters(zone)}/${a.id}`
+    const paused = await running.call(one, { method: 'PUT', json: { paused: true } })
+    expect(paused.status, JSON.stringify(paused.body)).toBe(200)
+    expect(paused.body.result).toEqual({ ...a, paused: true })
+    const described = await running.call(one, { method: 'PUT', json: { description: 'ALPHA' } })
+    expect(described.body.result).toEqual({ ...a, paused: true, description: 'ALPHA' })
+
+    const many = await running.call(filters(zone), {
+      method: 'PUT',
+      json: [
+        { id: a.id, ref: 'FIL-A2' },
+        { id: b.id, expression: path('/b2') },
+      ],
+    })
+    expect(many.status, JSON.stringify(many.body)).toBe(200)
+    const expected = [
+      { ...a, paused: true, description: 'ALPHA', ref: 'FIL-A2' },
+      { ...b, expression: path('/b2') },
+    ]
+    expect(many.body.result).toEqual(expected)
+    refused(
+      await running.call(filters(zone), {
+        method: 'PUT',
+        json: [
+          { id: a.id, paused: false },
+          { id: UNKNOWN_ID, paused: false },
+        ],
+      }),
+      400,
+      10016,
+    )
+    expect(await listAll(filters(zone))).toEqual(expected)
+  })
+
+  it('deletes the filters a JSON body names, as an object or an array, and the query ids', async () => {
+    const zone = await newZone()
+    const [a, b, c, d, e] = (
+      await postFilters(
+        zone,
+        ['/a', '/b', '/c', '/d', '/e'].map((p) => ({ expression: path(p) })),
+      )
+    ).body.result
+    const one = await running.call(filters(zone), { method: 'DELETE', json: { id: a.id } })
+    expect(one.status, JSON.stringify(one.body)).toBe(200)
+    expect(one.body.result).toEqual([{ id: a.id }])
+
+    const many = await running.call(`${filters(zone)}?id=${b.id}`, {
+      method: 'DELETE',
+      json: [{ id: c.id }, { id: UNKNOWN_ID }],
+    })
+    expect(many.status).toBe(200)
+    expect(many.body.result).toEqual([{ id: b.id }, { id: c.id }])
+    expect((await listAll(filters(zone))).map((f: any) => f.id)).toEqual([d.id, e.id])
+
+    const byQuery = await running.call(`${filters(zone)}?id=${UNKNOWN_ID}`, { method: 'DELETE' })
+    const byBody = await running.call(filters(zone), { method: 'DELETE', json: { id: UNKNOWN_ID } })
+    expect(byBody.status).toBe(byQuery.status)
+    expect(byBody.body).toEqual(byQuery.body)
+
+    const [rule] = (await postRules(zone, [{ filter: { id: d.id }, action: 'block' }])).body.result
+    refused(
+      await running.call(filters(zone), { method: 'DELETE', json: [{ id: e.id }, { id: d.id }] }),
+      400,
+      10015,
+    )
+    const malformed = await running.call(filters(zone), { method: 'DELETE', json: { ids: [e.id] } })
+    expect(malformed.status).toBe(400)
+    expect(malformed.body.success).toBe(false)
+    expect((await listAll(filters(zone))).map((f: any) => f.id)).toEqual([d.id, e.id])
+    expect(rule.filter.id).toBe(d.id)
+  })
+
   it('refuses to delete a filter a firewall rule uses (10015)', async () => {
     const zone = await newZone()
     const [rule] = (
@@ -594,6 +674,47 @@ describe('firewall rules', () => {
     expect(deleted.body.result).toEqual([{ id: a.id }, { id: b.id }])
     expect((await listAll(rules(zone))).map((r: any) => r.id)).toEqual([c.id])
     expect(await listAll(filters(zone))).toHaveLength(3)
+  })
+
+  it('deletes the rules a JSON body names, as an object or an array, and the query ids', async () => {
+    const zone = await newZone()
+    const [a, b, c, d, e] = (
+      await postRules(
+        zone,
+        ['/a', '/b', '/c', '/d', '/e'].map((p) => ({
+          filter: { expression: path(p) },
+          action: 'block',
+        })),
+      )
+    ).body.result
+    const one = await running.call(rules(zone), { method: 'DELETE', json: { id: a.id } })
+    expect(one.status, JSON.stringify(one.body)).toBe(200)
+    expect(one.body.result).toEqual([{ id: a.id }])
+
+    const many = await running.call(`${rules(zone)}?id=${b.id}`, {
+      method: 'DELETE',
+      json: [{ id: c.id }, { id: UNKNOWN_ID }],
+    })
+    expect(many.status).toBe(200)
+    expect(many.body.result).toEqual([{ id: b.id }, { id: c.id }])
+    expect((await listAll(rules(zone))).map((r: any) => r.id)).toEqual([d.id, e.id])
+    expect(await listAll(filters(zone))).toHaveLength(5)
+
+    const withFilter = await running.call(rules(zone), {
+      method: 'DELETE',
+      json: { id: d.id, delete_filter_if_unused: true },
+    })
+    expect(withFilter.body.result).toEqual([{ id: d.id }])
+    notRouted(await running.call(`${filters(zone)}/${d.filter.id}`))
+
+    const byQuery = await running.call(`${rules(zone)}?id=${UNKNOWN_ID}`, { method: 'DELETE' })
+    const byBody = await running.call(rules(zone), { method: 'DELETE', json: { id: UNKNOWN_ID } })
+    expect(byBody.status).toBe(byQuery.status)
+    expect(byBody.body).toEqual(byQuery.body)
+    const malformed = await running.call(rules(zone), { method: 'DELETE', json: [{ rule: e.id }] })
+    expect(malformed.status).toBe(400)
+    expect(malformed.body.success).toBe(false)
+    expect((await listAll(rules(zone))).map((r: any) => r.id)).toEqual([e.id])
   })
 
   it('takes products only with bypass, and bypass only with products (10019)', async () => {

@@ -244,6 +244,52 @@ describe('filters and firewall rules through the SDK', () => {
     expect(duplicate.errors[0].meta.id).toBe(first.result[0]!.id)
   })
 
+  it('updates some fields of a filter, one or in bulk, and deletes filters in bulk', async () => {
+    const zone_id = await newZone()
+    const created = await client.filters.create({
+      zone_id,
+      body: [
+        { expression: 'http.request.uri.path eq "/a"', description: 'alpha', ref: 'A' },
+        { expression: 'http.request.uri.path eq "/b"', description: 'beta' },
+        { expression: 'http.request.uri.path eq "/c"' },
+      ],
+    })
+    const [a, b, c] = created.result
+    const paused = await client.filters.update(a!.id!, { zone_id, paused: true })
+    expect(paused).toEqual({ ...a, paused: true })
+    // The SDK's bulk update types its items without the id the API needs to find each filter.
+    const bulk = await client.filters.bulkUpdate({
+      zone_id,
+      body: [{ id: b!.id, description: 'BETA' } as { description: string }],
+    })
+    expect(bulk.result).toEqual([{ ...b, description: 'BETA' }])
+    const deleted = await client.filters.bulkDelete({ zone_id, id: [a!.id!, b!.id!] })
+    expect(deleted).toEqual([{ id: a!.id }, { id: b!.id }])
+    const left = await client.filters.list({ zone_id })
+    expect(left.result).toEqual([c])
+  })
+
+  it('deletes firewall rules named in the body of bulkDelete', async () => {
+    const zone_id = await newZone()
+    const ids: string[] = []
+    for (const path of ['/x', '/y', '/z']) {
+      const page = await client.firewall.rules.create({
+        zone_id,
+        filter: { expression: `http.request.uri.path eq "${path}"` },
+        action: 'block',
+      } as any)
+      ids.push(page.result[0]!.id!)
+    }
+    // The SDK's bulkDelete takes no ids: they go in the body, as the vendor's OpenAPI has it.
+    const deleted = await client.firewall.rules.bulkDelete(
+      { zone_id },
+      { body: [{ id: ids[0] }, { id: ids[1] }] },
+    )
+    expect(deleted.result).toEqual([{ id: ids[0] }, { id: ids[1] }])
+    const left = await client.firewall.rules.list({ zone_id })
+    expect(left.result.map((rule) => rule.id)).toEqual([ids[2]])
+  })
+
   it('creates firewall rules from a single object and iterates them', async () => {
     const zone_id = await newZone('enterprise')
     const ids: string[] = []

@@ -6,7 +6,13 @@
 
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { FilterBulkUpdate, FilterCreate, FilterUpdate } from '@shared/api/firewall'
+import {
+  FilterBulkUpdate,
+  FilterCreate,
+  FilterDeleteBody,
+  FilterUpdate,
+  idsToDelete,
+} from '@shared/api/firewall'
 import { compile, ExpressionError, formatValidateExprError } from '@shared/expression'
 import type { ZoneConfiguration } from '../../zones/configuration'
 import { FIREWALL_PER_PAGE, ok, pageOfList, pageQuery } from '../envelope'
@@ -66,15 +72,18 @@ export const filterRoutes: FastifyPluginAsyncTypebox<{ configuration: ZoneConfig
   app.put(
     '/zones/:zone_id/filters',
     { schema: { params: ZoneParams, body: Type.Array(FilterBulkUpdate) } },
-    async (request) =>
-      ok(await inZone(request.params.zone_id, (f) => f.updateFilters(request.body))),
+    async (request) => ok(await inZone(request.params.zone_id, (f) => f.editFilters(request.body))),
   )
 
   app.delete(
     '/zones/:zone_id/filters',
-    { schema: { params: ZoneParams, querystring: IdsQuery } },
-    async (request) =>
-      ok(await inZone(request.params.zone_id, (f) => f.deleteFilters(request.query.id ?? []))),
+    {
+      schema: { params: ZoneParams, querystring: IdsQuery, body: Type.Optional(FilterDeleteBody) },
+    },
+    async (request) => {
+      const ids = idsToDelete(request.query.id, request.body)
+      return ok(await inZone(request.params.zone_id, (f) => f.deleteFilters(ids)))
+    },
   )
 
   app.get(

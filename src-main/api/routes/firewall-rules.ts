@@ -7,7 +7,9 @@ import { Type } from 'typebox'
 import {
   FirewallRuleBulkUpdate,
   FirewallRuleCreate,
+  FirewallRuleDeleteBody,
   FirewallRuleUpdate,
+  idsToDelete,
   PriorityUpdate,
 } from '@shared/api/firewall'
 import type { ZoneConfiguration } from '../../zones/configuration'
@@ -78,13 +80,24 @@ export const firewallRuleRoutes: FastifyPluginAsyncTypebox<{
 
   app.delete(
     '/zones/:zone_id/firewall/rules',
-    { schema: { params: ZoneParams, querystring: DeleteQuery } },
-    async (request) =>
-      ok(
+    {
+      schema: {
+        params: ZoneParams,
+        querystring: DeleteQuery,
+        body: Type.Optional(FirewallRuleDeleteBody),
+      },
+    },
+    async (request) => {
+      const { body, query } = request
+      const ids = idsToDelete(query.id, body)
+      const fromBody =
+        body === null || Array.isArray(body) ? undefined : body?.delete_filter_if_unused
+      return ok(
         await inZone(request.params.zone_id, (f) =>
-          f.deleteRules(request.query.id ?? [], request.query.delete_filter_if_unused),
+          f.deleteRules(ids, fromBody ?? query.delete_filter_if_unused),
         ),
-      ),
+      )
+    },
   )
 
   app.get(

@@ -9,6 +9,7 @@ import type {
   Filter,
   FilterBulkUpdate,
   FilterCreate,
+  FilterUpdate,
   FirewallRule,
   FirewallRuleBulkUpdate,
   FirewallRuleCreate,
@@ -116,18 +117,11 @@ export class Firewall {
     return filters
   }
 
-  updateFilters(inputs: FilterBulkUpdate[]): Filter[] {
+  /** Replaces the given filters whole: a field an input leaves out is reset. */
+  updateFilters(inputs: (FilterCreate & { id: string })[]): Filter[] {
     const problems = new Problems()
     if (inputs.length === 0) problems.add(FIREWALL_ERRORS.nothingToDo, 'no filters to update')
-    inputs.forEach((input, index) => {
-      if (this.store.filter(input.id) === undefined) {
-        problems.add(
-          FIREWALL_ERRORS.unknownId,
-          invalidValue(input.id, 'id', 'no filter of this zone has it'),
-          `/${index}/id`,
-        )
-      }
-    })
+    inputs.forEach((input, index) => this.checkFilterExists(input.id, index, problems))
     const filters = this.checkFilters(inputs, problems, (index) => inputs[index]!.id)
     problems.check()
     this.options.describe(`${filters.length} filter${filters.length === 1 ? '' : 's'} updated`)
@@ -135,7 +129,21 @@ export class Firewall {
     return filters
   }
 
-  updateFilter(id: string, input: FilterCreate & { id?: string }): Filter {
+  /**
+   * The API's PUT of filters: each given filter takes the fields its input sends and keeps the
+   * others, as the official SDK's `filters.update` sends only the fields it is given.
+   */
+  editFilters(inputs: FilterBulkUpdate[]): Filter[] {
+    const problems = new Problems()
+    const merged = inputs.flatMap((input, index) => {
+      const current = this.checkFilterExists(input.id, index, problems)
+      return current === undefined ? [] : [{ ...current, ...input }]
+    })
+    problems.check()
+    return this.updateFilters(merged)
+  }
+
+  updateFilter(id: string, input: FilterUpdate): Filter {
     this.getFilter(id)
     if (input.id !== undefined && input.id !== id) {
       throw new ApiError(
@@ -144,8 +152,20 @@ export class Firewall {
         invalidValue(input.id, 'id', `the path names filter ${id}`),
       )
     }
-    const [filter] = this.updateFilters([{ ...input, id }])
+    const [filter] = this.editFilters([{ ...input, id }])
     return filter!
+  }
+
+  private checkFilterExists(id: string, index: number, problems: Problems): Filter | undefined {
+    const filter = this.store.filter(id)
+    if (filter === undefined) {
+      problems.add(
+        FIREWALL_ERRORS.unknownId,
+        invalidValue(id, 'id', 'no filter of this zone has it'),
+        `/${index}/id`,
+      )
+    }
+    return filter
   }
 
   /** Deletes the filters that exist among `ids`; none if any of them is still in use. */
