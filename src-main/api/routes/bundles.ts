@@ -7,9 +7,10 @@ import { Type } from 'typebox'
 import { BUNDLE_ERRORS } from '@shared/api/bundle'
 import { badRequest } from '@shared/api/errors'
 import { bundleText, type Bundles } from '../../bundles'
+import { TERRAFORM_PROVIDERS, terraformText } from '../../bundles/terraform'
 import { ok } from '../envelope'
 
-const EXPORT_FORMATS = ['bundle'] as const
+const EXPORT_FORMATS = ['bundle', 'terraform'] as const
 
 export const bundleRoutes: FastifyPluginAsyncTypebox<{ bundles: Bundles }> = async (
   app,
@@ -20,24 +21,38 @@ export const bundleRoutes: FastifyPluginAsyncTypebox<{ bundles: Bundles }> = asy
     {
       schema: {
         params: Type.Object({ zone_id: Type.String() }),
-        querystring: Type.Object({ format: Type.Optional(Type.String({ maxLength: 64 })) }),
+        querystring: Type.Object({
+          format: Type.Optional(Type.String({ maxLength: 64 })),
+          provider: Type.Optional(Type.String({ maxLength: 64 })),
+        }),
       },
     },
     async (request, reply) => {
-      const { format = 'bundle' } = request.query
+      const { format = 'bundle', provider = 'v5' } = request.query
       if (!(EXPORT_FORMATS as readonly string[]).includes(format)) {
         throw badRequest(
           BUNDLE_ERRORS.unknownFormat,
           `Unknown export format ${JSON.stringify(format)}: use ${EXPORT_FORMATS.join(', ')}`,
         )
       }
+      const terraformProvider = TERRAFORM_PROVIDERS.find((known) => known === provider)
+      if (format === 'terraform' && terraformProvider === undefined) {
+        throw badRequest(
+          BUNDLE_ERRORS.unknownFormat,
+          `Unknown Terraform provider ${JSON.stringify(provider)}: use ${TERRAFORM_PROVIDERS.join(', ')}`,
+        )
+      }
       const bundle = await bundles.exportBundle(request.params.zone_id)
+      const name = bundle.zone.name
+      if (terraformProvider !== undefined && format === 'terraform') {
+        return reply
+          .type('text/plain; charset=utf-8')
+          .header('content-disposition', `attachment; filename="${name}.tf"`)
+          .send(terraformText(bundle, terraformProvider))
+      }
       return reply
         .type('application/json; charset=utf-8')
-        .header(
-          'content-disposition',
-          `attachment; filename="${bundle.zone.name}.zone-workbench.json"`,
-        )
+        .header('content-disposition', `attachment; filename="${name}.zone-workbench.json"`)
         .send(bundleText(bundle))
     },
   )

@@ -1,0 +1,410 @@
+// Export as Terraform and as a curl script, against real services. Fixture zones (managed
+// rulesets with overrides and a skip rule, a custom ruleset, filters and firewall rules; a zone on
+// the previous product) are built through the vendor's API and exported: each Terraform file
+// parses with @cdktf/hcl2json, is unchanged by @cdktf/hcl-tools' formatting (hclwrite's, as
+// `terraform fmt` runs it) and carries the zone's rules; the curl script, run with bash against a
+// second service, makes the same configuration there, and run again changes nothing.
+
+import { format } from '@cdktf/hcl-tools'
+import { parse } from '@cdktf/hcl2json'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CREDENTIALS, removeDataDir, startService, type Running } from './harness'
+
+const GENERAL = 'efb7b8c949ac4650a09736fc376e9aee'
+const OWASP = '4814384a9e5d4991b9815dcfc25d2f1f'
+const OWASP_ANOMALY = '6179ae15870a4bb7b2d480d4843b323c'
+const PUBLIC_KEY = 'Ycig/Zr/pZmklmFUN99nr+taURlYItL91g+NcHGYpB8='
+const TRADITIONAL_PACKAGE = '1e334934fd7ae32ad705667f8c1057aa'
+const OWASP_PACKAGE = 'c504870194831cd12c3fc0284f294abb'
+const OWASP_GENERIC_ATTACKS = '5461c3844f6b5597986ae41d052a7cbd'
+const CLOUDFLARE_SPECIALS = 'f90712123fb02287348dd34c0a282bb9'
+
+type Init = Parameters<Running['call']>[1]
+const post = (json: unknown): Init => ({ method: 'POST', json })
+const put = (json: unknown): Init => ({ method: 'PUT', json })
+const patch = (json: unknown): Init => ({ method: 'PATCH', json })
+
+let source: Running
+let target: Running
+
+beforeAll(async () => {
+  ;[source, target] = await Promise.all([startService(), startService()])
+})
+afterAll(async () => {
+  for (const running of [source, target]) {
+    await running.stop()
+    removeDataDir(running.dataDir)
+  }
+})
+
+async function ok(on: Running, path: string, init?: Init): Promise<any> {
+  const answer = await on.call(path, init)
+  expect(answer.status, `${path}: ${JSON.stringify(answer.body)}`).toBe(200)
+  return answer.body.result
+}
+
+async function exportFile(zone: string, query: string) {
+  const response = await fetch(`${source.origin}/workbench/v1/zones/${zone}/export?${query}`, {
+    headers: { authorization: `Bearer ${CREDENTIALS.apiToken}` },
+  })
+  return { status: response.status, headers: response.headers, text: await response.text() }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fixture zones, built through the vendor's API
+
+const EXPRESSIONS = {
+  skip: 'http.request.uri.path eq "/api/upload" and http.request.method eq "POST"',
+  owasp: 'http.host eq "managed.example"',
+  admin: 'http.request.uri.path contains "/admin" and not ip.src in {192.0.2.0/24}',
+  templated: 'http.request.uri.query contains "${jndi" or http.user_agent contains "%{x}\\\\"',
+}
+
+/** Managed rulesets with overrides and a skip rule, a custom ruleset, filters, firewall rules. */
+async function managedZone(on: Running, name: string): Promise<string> {
+  const zone = (await ok(on, '/zones', post({ name, plan: 'enterprise' }))).id
+  const custom = await ok(
+    on,
+    `/zones/${zone}/rulesets`,
+    post({
+      name: 'API hardening',
+      kind: 'custom',
+      phase: 'http_request_firewall_custom',
+      description: 'custom rules',
+      rules: [
+        {
+          action: 'block',
+          expression: EXPRESSIONS.admin,
+          description: 'admin from the office only',
+          ref: 'admin-office',
+        },
+        { action: 'log', expression: EXPRESSIONS.templated, enabled: false },
+      ],
+    }),
+  )
+  await ok(
+    on,
+    `/zones/${zone}/rulesets/phases/http_request_firewall_custom/entrypoint`,
+    put({
+      rules: [
+        {
+          action: 'execute',
+          expression: 'true',
+          description: 'the custom ruleset',
+          action_parameters: { id: custom.id },
+        },
+      ],
+    }),
+  )
+  await ok(
+    on,
+    `/zones/${zone}/rulesets/phases/http_request_firewall_managed/entrypoint`,
+    put({
+      rules: [
+        {
+          action: 'skip',
+          expression: EXPRESSIONS.skip,
+          description: 'uploads skip the anomaly score',
+          action_parameters: { rules: { [OWASP]: [OWASP_ANOMALY] } },
+          logging: { enabled: true },
+        },
+        {
+          action: 'execute',
+          expression: 'true',
+          description: 'general',
+          action_parameters: {
+            id: GENERAL,
+            overrides: {
+              categories: [{ category: 'joomla', action: 'block', enabled: true }],
+            },
+          },
+        },
+        {
+          action: 'execute',
+          expression: EXPRESSIONS.owasp,
+          action_parameters: {
+            id: OWASP,
+            matched_data: { public_key: PUBLIC_KEY },
+            overrides: {
+              categories: [{ category: 'paranoia-level-3', enabled: false }],
+              rules: [{ id: OWASP_ANOMALY, score_threshold: 60, action: 'managed_challenge' }],
+            },
+          },
+        },
+      ],
+    }),
+  )
+  const filters = await ok(
+    on,
+    `/zones/${zone}/filters`,
+    post([
+      { expression: 'ip.src eq 198.51.100.7', description: 'scanner' },
+      { expression: 'http.request.uri.path eq "/health"', paused: true, ref: 'health' },
+      { expression: 'http.user_agent contains "curl"' },
+      { expression: 'ip.src eq 203.0.113.9', description: 'unused' },
+    ]),
+  )
+  await ok(
+    on,
+    `/zones/${zone}/firewall/rules`,
+    post([
+      { action: 'block', priority: 1, filter: { id: filters[0].id }, description: 'scanner' },
+      { action: 'bypass', products: ['waf'], filter: { id: filters[1].id }, paused: true },
+      { action: 'log', priority: 5, filter: { id: filters[2].id }, ref: 'curl' },
+    ]),
+  )
+  return zone
+}
+
+/** A zone on the previous product: package settings, group and rule modes, a URI override. */
+async function previousZone(on: Running, name: string): Promise<string> {
+  const zone = (await ok(on, '/zones', post({ name, plan: 'business', waf_product: 'previous' })))
+    .id
+  const waf = `/zones/${zone}/firewall/waf`
+  await ok(
+    on,
+    `${waf}/packages/${OWASP_PACKAGE}`,
+    patch({ sensitivity: 'low', action_mode: 'block' }),
+  )
+  await ok(
+    on,
+    `${waf}/packages/${OWASP_PACKAGE}/groups/${OWASP_GENERIC_ATTACKS}`,
+    patch({ mode: 'off' }),
+  )
+  const [rule] = await ok(on, `${waf}/packages/${TRADITIONAL_PACKAGE}/rules?per_page=5`)
+  const mode = rule.allowed_modes.find((m: string) => m !== rule.mode && m !== 'default')
+  await ok(on, `${waf}/packages/${TRADITIONAL_PACKAGE}/rules/${rule.id}`, patch({ mode }))
+  await ok(
+    on,
+    `${waf}/overrides`,
+    post({
+      urls: [`${name}/api/*`],
+      rules: { [rule.id]: 'simulate' },
+      groups: { [CLOUDFLARE_SPECIALS]: 'disable' },
+      rewrite_action: { block: 'challenge' },
+      description: 'API',
+      priority: 2,
+    }),
+  )
+  const [filter] = await ok(
+    on,
+    `/zones/${zone}/filters`,
+    post([{ expression: 'http.request.uri.path eq "/legacy"' }]),
+  )
+  await ok(
+    on,
+    `/zones/${zone}/firewall/rules`,
+    post([{ action: 'bypass', products: ['waf'], filter: { id: filter.id } }]),
+  )
+  return zone
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const zones: Record<string, string> = {}
+beforeAll(async () => {
+  zones.managed = await managedZone(source, 'managed.example')
+  zones.previous = await previousZone(source, 'legacy.example')
+})
+
+/** The file parsed by hcl2json, after checking that hclwrite's formatter leaves it as it is. */
+async function parsedTerraform(zone: string, provider: string) {
+  const { status, headers, text } = await exportFile(zone, `format=terraform&provider=${provider}`)
+  expect(status, text).toBe(200)
+  expect(headers.get('content-type')).toMatch(/^text\/plain/)
+  expect(await format(text)).toBe(text)
+  return { text, headers, hcl: (await parse('main.tf', text)) as Record<string, any> }
+}
+
+/** hcl2json gives a literal string back with its template escapes ($${, %%{) as written. */
+const literal = (text: string) => text.replace(/([$%])\1\{/g, '$1{')
+
+/** Each resource of `type` in the parsed file, by name (hcl2json lists each one's bodies). */
+function resources(hcl: Record<string, any>, type: string): Record<string, any> {
+  return Object.fromEntries(
+    Object.entries(hcl.resource?.[type] ?? {}).map(([name, bodies]) => [
+      name,
+      (bodies as unknown[])[0],
+    ]),
+  )
+}
+
+const importIds = (hcl: Record<string, any>) =>
+  Object.fromEntries(
+    (hcl.import as { to: string; id: string }[]).map(({ to, id }) => [to.slice(2, -1), id]),
+  )
+
+describe('export as Terraform', () => {
+  it('v5: rulesets as attributes, filters and firewall rules, import blocks, canonical', async () => {
+    const zone = zones.managed!
+    const { hcl, headers, text } = await parsedTerraform(zone, 'v5')
+    expect(headers.get('content-disposition')).toBe('attachment; filename="managed.example.tf"')
+    expect(text).toMatch(/^# Zone managed\.example \(/)
+    const rulesets = await ok(source, `/zones/${zone}/rulesets`)
+    const byPhase = (phase: string) =>
+      rulesets.find((ruleset: any) => ruleset.kind === 'zone' && ruleset.phase === phase)
+    const managed = await ok(
+      source,
+      `/zones/${zone}/rulesets/${byPhase('http_request_firewall_managed').id}`,
+    )
+    const custom = rulesets.find((ruleset: any) => ruleset.kind === 'custom')
+
+    const tf = resources(hcl, 'cloudflare_ruleset')
+    expect(Object.keys(tf).sort()).toEqual([
+      'api_hardening',
+      'http_request_firewall_custom',
+      'http_request_firewall_managed',
+    ])
+    const entry = tf.http_request_firewall_managed
+    expect(entry).toMatchObject({
+      zone_id: zone,
+      kind: 'zone',
+      phase: 'http_request_firewall_managed',
+    })
+    expect(entry.rules).toHaveLength(3)
+    const [skip, general, owasp] = entry.rules
+    expect(skip).toEqual({
+      ref: managed.rules[0].ref,
+      description: 'uploads skip the anomaly score',
+      expression: EXPRESSIONS.skip,
+      action: 'skip',
+      action_parameters: { rules: { [OWASP]: [OWASP_ANOMALY] } },
+      enabled: true,
+      logging: { enabled: true },
+    })
+    expect(general.action_parameters).toEqual({
+      id: GENERAL,
+      overrides: { categories: [{ category: 'joomla', action: 'block', enabled: true }] },
+      version: 'latest',
+    })
+    expect(owasp).toMatchObject({
+      expression: EXPRESSIONS.owasp,
+      action: 'execute',
+      action_parameters: {
+        id: OWASP,
+        matched_data: { public_key: PUBLIC_KEY },
+        overrides: {
+          categories: [{ category: 'paranoia-level-3', enabled: false }],
+          rules: [{ id: OWASP_ANOMALY, score_threshold: 60, action: 'managed_challenge' }],
+        },
+      },
+    })
+    // The custom ruleset is referred to, so that a zone made from the file runs its own.
+    expect(tf.http_request_firewall_custom.rules[0].action_parameters.id).toBe(
+      '${cloudflare_ruleset.api_hardening.id}',
+    )
+    expect(tf.api_hardening).toMatchObject({ name: 'API hardening', kind: 'custom' })
+    expect(
+      tf.api_hardening.rules.map((rule: any) => [
+        literal(rule.expression),
+        rule.action,
+        rule.enabled,
+      ]),
+    ).toEqual([
+      [EXPRESSIONS.admin, 'block', true],
+      [EXPRESSIONS.templated, 'log', false],
+    ])
+
+    // v5's firewall rule holds its filter; the filter no rule uses stands alone.
+    const filters = resources(hcl, 'cloudflare_filter')
+    expect(Object.values(filters).map((filter) => filter.body)).toEqual([
+      [{ expression: 'ip.src eq 203.0.113.9', paused: false, description: 'unused' }],
+    ])
+    const rules = Object.values(resources(hcl, 'cloudflare_firewall_rule'))
+    expect(rules.map((rule) => [rule.action.mode, rule.filter.expression])).toEqual(
+      expect.arrayContaining([
+        ['block', 'ip.src eq 198.51.100.7'],
+        ['bypass', 'http.request.uri.path eq "/health"'],
+        ['log', 'http.user_agent contains "curl"'],
+      ]),
+    )
+
+    const ids = importIds(hcl)
+    expect(ids['cloudflare_ruleset.http_request_firewall_managed']).toBe(
+      `zones/${zone}/${managed.id}`,
+    )
+    expect(ids['cloudflare_ruleset.api_hardening']).toBe(`zones/${zone}/${custom.id}`)
+    expect(Object.keys(ids)).toHaveLength(3 + 1 + 3)
+  })
+
+  it('v4: rulesets as nested blocks, firewall rules with their filters by reference', async () => {
+    const zone = zones.managed!
+    const { hcl } = await parsedTerraform(zone, 'v4')
+    const tf = resources(hcl, 'cloudflare_ruleset')
+    const [skip, , owasp] = tf.http_request_firewall_managed.rules
+    // hcl2json shows a nested block as a list of its bodies.
+    expect(skip.action_parameters).toEqual([{ rules: { [OWASP]: OWASP_ANOMALY } }])
+    expect(skip.logging).toEqual([{ enabled: true }])
+    expect(owasp.action_parameters[0].overrides[0]).toEqual({
+      categories: [{ category: 'paranoia-level-3', enabled: false }],
+      rules: [{ id: OWASP_ANOMALY, score_threshold: 60, action: 'managed_challenge' }],
+    })
+    const firewall = await ok(source, `/zones/${zone}/firewall/rules?per_page=100`)
+    const filters = resources(hcl, 'cloudflare_filter')
+    expect(Object.keys(filters)).toHaveLength(4)
+    const rules = resources(hcl, 'cloudflare_firewall_rule')
+    for (const rule of firewall) {
+      const [name, written] = Object.entries(rules).find(([, body]) => body.action === rule.action)!
+      expect(written).toMatchObject({
+        action: rule.action,
+        paused: rule.paused,
+        ...(rule.priority === null ? {} : { priority: rule.priority }),
+        ...(rule.products ? { products: rule.products } : {}),
+      })
+      const filterName = /^\$\{cloudflare_filter\.(.+)\.id\}$/.exec(written.filter_id)![1]!
+      expect(filters[filterName].expression).toBe(rule.filter.expression)
+      expect(importIds(hcl)[`cloudflare_firewall_rule.${name}`]).toBe(`${zone}/${rule.id}`)
+    }
+    const managed = (await ok(source, `/zones/${zone}/rulesets`)).find(
+      (ruleset: any) => ruleset.phase === 'http_request_firewall_managed',
+    )
+    expect(importIds(hcl)['cloudflare_ruleset.http_request_firewall_managed']).toBe(
+      `zone/${zone}/${managed.id}`,
+    )
+  })
+
+  it('v3: the previous product as it stands, with the warning that it ends with the migration', async () => {
+    const zone = zones.previous!
+    const { hcl, text } = await parsedTerraform(zone, 'v3')
+    expect(text).toContain('they stop\n# working once the zone migrates')
+    const packages = Object.values(resources(hcl, 'cloudflare_waf_package'))
+    expect(packages).toContainEqual({
+      zone_id: zone,
+      package_id: OWASP_PACKAGE,
+      sensitivity: 'low',
+      action_mode: 'block',
+    })
+    expect(packages.map((pkg) => pkg.package_id)).toContain(TRADITIONAL_PACKAGE)
+    expect(Object.values(resources(hcl, 'cloudflare_waf_group'))).toEqual([
+      { zone_id: zone, group_id: OWASP_GENERIC_ATTACKS, package_id: OWASP_PACKAGE, mode: 'off' },
+    ])
+    const [rule] = Object.values(resources(hcl, 'cloudflare_waf_rule'))
+    expect(rule.package_id).toBe(TRADITIONAL_PACKAGE)
+    const [override] = Object.values(resources(hcl, 'cloudflare_waf_override'))
+    expect(override).toMatchObject({
+      urls: ['legacy.example/api/*'],
+      rules: { [rule.rule_id]: 'simulate' },
+      groups: { [CLOUDFLARE_SPECIALS]: 'disable' },
+      rewrite_action: { block: 'challenge' },
+      description: 'API',
+      priority: 2,
+    })
+    expect(Object.values(resources(hcl, 'cloudflare_firewall_rule'))).toMatchObject([
+      { action: 'bypass', products: ['waf'] },
+    ])
+    // v5 of the same zone carries its firewall rules but not the previous product.
+    const v5 = await parsedTerraform(zone, 'v5')
+    expect(v5.hcl.resource.cloudflare_waf_package).toBeUndefined()
+  })
+
+  it('refuses a provider the zone cannot have, or does not exist, in the envelope', async () => {
+    for (const [zone, provider] of [
+      [zones.managed!, 'v3'],
+      [zones.managed!, 'v6'],
+    ] as const) {
+      const { status, text } = await exportFile(zone, `format=terraform&provider=${provider}`)
+      expect(status).toBe(400)
+      expect(JSON.parse(text)).toMatchObject({ success: false, errors: [{ code: 10500 }] })
+    }
+  })
+})
