@@ -6,6 +6,7 @@
 // the change (registry.ts, `recover`). A zone being created or deleted holds its name but is not
 // listed and cannot be reached.
 
+import { nameMatches, type NameSearch } from '@shared/api/zones'
 import type { ObjectContext } from '../objects'
 import type { ManagedRuleset } from './catalog'
 import { RULESET_SCHEMA, RULESET_SCHEMA_V2, RulesetStore } from './rulesets/store'
@@ -87,16 +88,32 @@ export class AccountObject {
       .map((row) => JSON.parse(String(row.body)) as ManagedRuleset)
   }
 
-  list(query: { name?: string; offset: number; limit: number }): { ids: string[]; total: number } {
+  /**
+   * A page of the reachable zones by name (`descending` or not), only those `name` looks for when
+   * given. A search reads every reachable name and matches it here, since its operators (parts of
+   * a name, with or without case) are not SQL's; the whole list pages in SQL.
+   */
+  list(query: { name?: NameSearch; descending?: boolean; offset: number; limit: number }): {
+    ids: string[]
+    total: number
+  } {
     const sql = this.ctx.storage.sql
-    const where =
-      query.name === undefined ? `WHERE ${REACHABLE}` : `WHERE ${REACHABLE} AND name = ?`
-    const filter = query.name === undefined ? [] : [query.name]
-    const total = Number(sql.exec(`SELECT count(*) AS n FROM zones ${where}`, ...filter).one().n)
+    const order = `ORDER BY name ${query.descending === true ? 'DESC' : 'ASC'}`
+    const search = query.name
+    if (search !== undefined) {
+      const found = sql
+        .exec(`SELECT id, name FROM zones WHERE ${REACHABLE} ${order}`)
+        .toArray()
+        .filter((row) => nameMatches(search, String(row.name)))
+      return {
+        ids: found.slice(query.offset, query.offset + query.limit).map((row) => String(row.id)),
+        total: found.length,
+      }
+    }
+    const total = Number(sql.exec(`SELECT count(*) AS n FROM zones WHERE ${REACHABLE}`).one().n)
     const ids = sql
       .exec(
-        `SELECT id FROM zones ${where} ORDER BY name LIMIT ? OFFSET ?`,
-        ...filter,
+        `SELECT id FROM zones WHERE ${REACHABLE} ${order} LIMIT ? OFFSET ?`,
         query.limit,
         query.offset,
       )

@@ -7,7 +7,10 @@ import { join } from 'node:path'
 import { ApiError, badRequest, couldNotRoute, isVendorId } from '@shared/api/errors'
 import {
   isValidZoneName,
+  nameMatches,
+  parseNameSearch,
   type Zone,
+  type ZoneListSearch,
   type ZoneCreate,
   type ZoneEdit,
   type ZonePlan,
@@ -24,8 +27,7 @@ import { ZoneObject, type ZoneRecord } from './zone-object'
 
 export const ACCOUNT = { id: '01a7362d577a6c3019a474fd6f485823', name: 'Zone Workbench' }
 
-export interface ZoneQuery {
-  name?: string
+export interface ZoneQuery extends ZoneListSearch {
   page: number
   perPage: number
 }
@@ -118,9 +120,27 @@ export class ZoneRegistry {
   }
 
   async list(query: ZoneQuery): Promise<{ zones: Zone[]; total: number }> {
+    // Every zone is active and the account's, so these requirements hold for all zones or none.
+    const constant = [
+      query.status === undefined ? undefined : query.status === 'active',
+      query['account.id'] === undefined ? undefined : query['account.id'] === ACCOUNT.id,
+      query['account.name'] === undefined
+        ? undefined
+        : nameMatches(parseNameSearch(query['account.name']), ACCOUNT.name),
+    ].filter((met) => met !== undefined)
+    const name = query.name === undefined ? undefined : parseNameSearch(query.name)
+    const everyZone =
+      query.match === 'any'
+        ? constant.includes(true) || (constant.length === 0 && name === undefined)
+        : !constant.includes(false) && name === undefined
+    const noZone =
+      query.match === 'any' ? !everyZone && name === undefined : constant.includes(false)
+    if (noZone) return { zones: [], total: 0 }
     const { ids, total } = await this.account((a) =>
       a.list({
-        name: query.name?.toLowerCase(),
+        ...(everyZone || name === undefined ? {} : { name }),
+        // The other orders are by a value every zone shares: they keep the order by name.
+        descending: (query.order ?? 'name') === 'name' && query.direction === 'desc',
         offset: (query.page - 1) * query.perPage,
         limit: query.perPage,
       }),

@@ -80,3 +80,72 @@ const ZONE_NAME = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,6
 export function isValidZoneName(name: string): boolean {
   return ZONE_NAME.test(name)
 }
+
+export const ZONE_STATUSES = ['initializing', 'pending', 'active', 'moved'] as const
+export const ZONE_LIST_ORDERS = ['name', 'status', 'account.id', 'account.name'] as const
+
+/**
+ * The search and order of `GET /zones`, page aside, as the vendor defines them
+ * (https://developers.cloudflare.com/api/resources/zones/methods/list/; the official SDK sends
+ * `account` as `account.id` and `account.name`). `match` says whether a zone must meet every
+ * requirement given (`all`, the default) or one of them (`any`).
+ */
+export const ZoneListSearch = Type.Object({
+  name: Type.Optional(Type.String()),
+  status: Type.Optional(Type.Enum(ZONE_STATUSES)),
+  'account.id': Type.Optional(Type.String()),
+  'account.name': Type.Optional(Type.String()),
+  order: Type.Optional(Type.Enum(ZONE_LIST_ORDERS)),
+  direction: Type.Optional(Type.Enum(['asc', 'desc'])),
+  match: Type.Optional(Type.Enum(['any', 'all'])),
+})
+export type ZoneListSearch = Static<typeof ZoneListSearch>
+
+const NAME_OPERATORS = [
+  'equal',
+  'not_equal',
+  'starts_with',
+  'ends_with',
+  'contains',
+  'starts_with_case_sensitive',
+  'ends_with_case_sensitive',
+  'contains_case_sensitive',
+] as const
+type NameOperator = (typeof NAME_OPERATORS)[number]
+
+/** A name to look for, as `name` and `account.name` of the zone list give it. */
+export interface NameSearch {
+  operator: NameOperator
+  value: string
+}
+
+/**
+ * `operator:value`, or a value alone for `equal` (a zone name has no colon, so the two never mix;
+ * the form is the one the vendor's API reads, e.g. `name=starts_with:shop`).
+ */
+export function parseNameSearch(text: string): NameSearch {
+  const colon = text.indexOf(':')
+  const operator = NAME_OPERATORS.find((known) => known === text.slice(0, colon))
+  return colon < 0 || operator === undefined
+    ? { operator: 'equal', value: text }
+    : { operator, value: text.slice(colon + 1) }
+}
+
+/** Whether `name` is what `search` looks for; only the `_case_sensitive` operators mind case. */
+export function nameMatches(search: NameSearch, name: string): boolean {
+  const sensitive = search.operator.endsWith('_case_sensitive')
+  const have = sensitive ? name : name.toLowerCase()
+  const want = sensitive ? search.value : search.value.toLowerCase()
+  switch (search.operator.replace('_case_sensitive', '')) {
+    case 'equal':
+      return have === want
+    case 'not_equal':
+      return have !== want
+    case 'starts_with':
+      return have.startsWith(want)
+    case 'ends_with':
+      return have.endsWith(want)
+    default:
+      return have.includes(want)
+  }
+}

@@ -27,6 +27,31 @@ describe('official SDK against the loopback API', () => {
     expect(read.id).toBe(first!.id)
   })
 
+  it('searches and orders the list with the parameters of ZoneListParams', async () => {
+    for (const name of ['one.sdk-search.example', 'two.sdk-search.example'])
+      await client.zones.create({ account: { id: '01a7362d577a6c3019a474fd6f485823' }, name })
+    const page = await client.zones.list({
+      name: 'ends_with:.sdk-search.example',
+      status: 'active',
+      account: { id: '01a7362d577a6c3019a474fd6f485823', name: 'Zone Workbench' },
+      order: 'name',
+      direction: 'desc',
+      match: 'all',
+    })
+    expect(page.result.map((zone) => zone.name)).toEqual([
+      'two.sdk-search.example',
+      'one.sdk-search.example',
+    ])
+    const none = await client.zones.list({ status: 'moved', account: { name: 'another' } })
+    expect(none.result).toEqual([])
+    const any = await client.zones.list({
+      name: 'one.sdk-search.example',
+      status: 'moved',
+      match: 'any',
+    })
+    expect(any.result.map((zone) => zone.name)).toEqual(['one.sdk-search.example'])
+  })
+
   it('authenticates with the global key form as well', async () => {
     const keyClient = new Cloudflare({
       apiEmail: CREDENTIALS.email,

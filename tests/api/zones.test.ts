@@ -114,6 +114,86 @@ describe('zones', () => {
   })
 })
 
+describe('searching and ordering the list', () => {
+  const ACCOUNT = '01a7362d577a6c3019a474fd6f485823'
+  const names = async (query: string) => {
+    const { status, body } = await running.call(`/zones?per_page=50&${query}`)
+    expect(status, JSON.stringify(body)).toBe(200)
+    expect(body.result_info.total_count).toBe(body.result.length)
+    return body.result.map((zone: { name: string }) => zone.name)
+  }
+
+  beforeAll(async () => {
+    for (const name of ['alpha.search.example', 'beta.search.example', 'gamma.other.example'])
+      await create({ name })
+  })
+
+  it("looks for names with the vendor's operators, only the case-sensitive ones minding case", async () => {
+    const all = await names('')
+    const searched = ['alpha.search.example', 'beta.search.example']
+    expect(await names('name=ends_with:.SEARCH.example')).toEqual(searched)
+    expect(await names('name=contains:search')).toEqual(searched)
+    expect(await names('name=starts_with:alpha.')).toEqual(['alpha.search.example'])
+    expect(await names('name=equal:BETA.search.example')).toEqual(['beta.search.example'])
+    expect(await names('name=contains_case_sensitive:SEARCH')).toEqual([])
+    expect(await names('name=starts_with_case_sensitive:gamma')).toEqual(['gamma.other.example'])
+    expect(await names('name=ends_with_case_sensitive:.other.example')).toEqual([
+      'gamma.other.example',
+    ])
+    expect(await names('name=not_equal:alpha.search.example')).toEqual(
+      all.filter((name: string) => name !== 'alpha.search.example'),
+    )
+  })
+
+  it('takes status and the account by id and name, every one or any one with match', async () => {
+    const all = await names('')
+    expect(all.length).toBeGreaterThan(3)
+    expect(await names('status=active')).toEqual(all)
+    expect(await names('status=pending')).toEqual([])
+    expect(await names(`account.id=${ACCOUNT}`)).toEqual(all)
+    expect(await names('account.id=0123456789abcdef0123456789abcdef')).toEqual([])
+    expect(await names('account.name=zone%20workbench')).toEqual(all)
+    expect(await names('account.name=starts_with:Zone')).toEqual(all)
+    expect(await names('account.name=contains_case_sensitive:zone')).toEqual([])
+
+    const searched = ['alpha.search.example', 'beta.search.example']
+    const inSearch = 'name=ends_with:.search.example'
+    expect(await names(`${inSearch}&status=active&account.id=${ACCOUNT}`)).toEqual(searched)
+    expect(await names(`${inSearch}&status=moved`)).toEqual([])
+    expect(await names(`${inSearch}&status=moved&match=all`)).toEqual([])
+    expect(await names(`${inSearch}&status=moved&match=any`)).toEqual(searched)
+    expect(await names(`${inSearch}&status=active&match=any`)).toEqual(all)
+    expect(await names('status=moved&account.name=other&match=any')).toEqual([])
+    expect(await names('match=any')).toEqual(all)
+  })
+
+  it('orders by name either way; the other orders keep the order by name', async () => {
+    const all = await names('')
+    expect(all).toEqual([...all].sort())
+    expect(await names('direction=desc')).toEqual([...all].reverse())
+    expect(await names('order=name&direction=desc&name=contains:search')).toEqual([
+      'beta.search.example',
+      'alpha.search.example',
+    ])
+    for (const order of ['status', 'account.id', 'account.name'])
+      expect(await names(`order=${order}&direction=desc`)).toEqual(all)
+    const { body } = await running.call('/zones?direction=desc&per_page=5&page=2')
+    expect(body.result.map((zone: { name: string }) => zone.name)).toEqual(
+      [...all].reverse().slice(5, 10),
+    )
+  })
+
+  it.each(['status=gone', 'order=size', 'direction=up', 'match=some'])(
+    'refuses %s with 400 in the envelope',
+    async (query) => {
+      const { status, body } = await running.call(`/zones?${query}`)
+      expect(status).toBe(400)
+      expect(body.success).toBe(false)
+      expect(body.errors.length).toBeGreaterThan(0)
+    },
+  )
+})
+
 describe('bad input', () => {
   it('answers an unknown zone id with 404 and the codes 7003 + 7000', async () => {
     for (const id of ['0123456789abcdef0123456789abcdef', 'not-an-id']) {

@@ -2,14 +2,14 @@
 
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { ZoneCreateBody, ZoneEditBody } from '@shared/api/zones'
+import { ZoneCreateBody, ZoneEditBody, ZoneListSearch } from '@shared/api/zones'
 import type { ZoneRegistry } from '../../zones/registry'
 import { ok, pageOf, pageQuery, paged } from '../envelope'
 
 const ZoneParams = Type.Object({ zone_id: Type.String() })
 const ZONES_PER_PAGE = { default: 20, minimum: 5, maximum: 50 }
 const ZoneListQuery = Type.Object({
-  name: Type.Optional(Type.String()),
+  ...ZoneListSearch.properties,
   ...pageQuery(ZONES_PER_PAGE),
 })
 
@@ -18,8 +18,9 @@ export const zoneRoutes: FastifyPluginAsyncTypebox<{ zones: ZoneRegistry }> = as
   { zones },
 ) => {
   app.get('/zones', { schema: { querystring: ZoneListQuery } }, async (request) => {
+    const { page: _page, per_page: _perPage, ...search } = request.query
     const page = pageOf(request.query, ZONES_PER_PAGE.default)
-    const { zones: items, total } = await zones.list({ name: request.query.name, ...page })
+    const { zones: items, total } = await zones.list({ ...search, ...page })
     return paged(items, total, page)
   })
 
