@@ -899,6 +899,28 @@ describe('page rules', () => {
     )
     await refused(pageRules(zone, `/${UNKNOWN_ID}`), del, 404)
   })
+
+  it('lists the settings a page rule can apply, the two the WAF reads among them', async () => {
+    const zone = await createZone('pro')
+    const settings = await ok(pageRules(zone, '/settings'))
+    expect(settings.find((s: any) => s.id === 'disable_security')).toEqual({
+      id: 'disable_security',
+      properties: [],
+    })
+    expect(settings.find((s: any) => s.id === 'waf')).toEqual({
+      id: 'waf',
+      properties: [{ type: 'toggle', name: 'value' }],
+    })
+    expect(settings.find((s: any) => s.id === 'forwarding_url').properties[0]).toMatchObject({
+      name: 'status_code',
+      choices: [301, 302],
+    })
+    for (const setting of settings) expect(Array.isArray(setting.properties)).toBe(true)
+    expect(new Set(settings.map((s: any) => s.id)).size).toBe(settings.length)
+    const onManagedRulesets = await createZone('free', 'managed_rulesets')
+    expect(await ok(pageRules(onManagedRulesets, '/settings'))).toEqual(settings)
+    await refused(pageRules(UNKNOWN_ID, '/settings'), undefined, 404, 7003)
+  })
 })
 
 describe('across a restart of the service', () => {

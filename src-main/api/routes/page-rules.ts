@@ -1,8 +1,10 @@
 // Page rules: /client/v4/zones/:zone_id/pagerules. Lists are not paged (the vendor answers the
-// whole list); `status` filters, `order` (status | priority) and `direction` sort.
+// whole list); `status` filters, `order` (status | priority) and `direction` sort. `…/settings`
+// lists the settings a page rule can apply.
 
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import { PAGE_RULE_SETTINGS } from '@shared/api/page-rule-settings'
 import { PageRuleCreateBody, PageRuleEditBody } from '@shared/api/waf'
 import type { ZoneConfiguration } from '../../zones/configuration'
 import { ok } from '../envelope'
@@ -37,6 +39,12 @@ export const pageRuleRoutes: FastifyPluginAsyncTypebox<{
       )
       return ok(rules)
     },
+  )
+
+  app.get(
+    '/zones/:zone_id/pagerules/settings',
+    { schema: { params: ZoneParams } },
+    async (request) => ok(await inZone(request.params.zone_id, () => PAGE_RULE_SETTINGS)),
   )
 
   app.post(
