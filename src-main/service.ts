@@ -17,6 +17,7 @@ import { firewallRuleRoutes, firewallSettingsRoutes } from './api/routes/firewal
 import { historyRoutes } from './api/routes/history'
 import { pageRuleRoutes } from './api/routes/page-rules'
 import { previousWafRoutes } from './api/routes/previous-waf'
+import { remoteRoutes } from './api/routes/remote'
 import { wafMigrationPreviewRoutes, wafMigrationRoutes } from './api/routes/waf-migration'
 import { rulesetRoutes } from './api/routes/rulesets'
 import { settingsRoutes } from './api/routes/settings'
@@ -24,7 +25,7 @@ import { simulationRoutes } from './api/routes/simulate'
 import { zoneRenameRoutes, zoneRoutes } from './api/routes/zones'
 import { UiSessions } from './api/ui-session'
 import { createBridge } from './bridge'
-import { Bundles } from './bundles'
+import { Bundles, Remote } from './bundles'
 import { ManagedCatalog, readCatalogFiles } from './zones/catalog'
 import { ZoneConfiguration } from './zones/configuration'
 import { readLegacyCatalog } from './zones/previous-waf/catalog'
@@ -158,6 +159,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   void server.register(simulationRoutes, { prefix: WORKBENCH_PREFIX, simulator, zones, events })
   const bundles = new Bundles({ zones, configuration, events, now: options.now })
   void server.register(bundleRoutes, { prefix: WORKBENCH_PREFIX, bundles })
+  const remote = new Remote({ bundles, zones, catalog: legacy })
+  void server.register(remoteRoutes, { prefix: WORKBENCH_PREFIX, remote })
   void server.register(settingsRoutes, {
     prefix: WORKBENCH_PREFIX,
     rotateCredentials: () => {

@@ -80,7 +80,8 @@ function given(ids: readonly string[], time: string): Identities {
   return { newId: () => ids[next++]!, now: () => time }
 }
 
-const ruleBody = (rule: BundleFirewallRule): FirewallRuleBulkUpdate => ({
+/** A firewall rule as PUT …/firewall/rules takes it. */
+export const ruleBody = (rule: BundleFirewallRule): FirewallRuleBulkUpdate => ({
   id: rule.id,
   action: rule.action,
   priority: rule.priority,
@@ -91,7 +92,8 @@ const ruleBody = (rule: BundleFirewallRule): FirewallRuleBulkUpdate => ({
   filter: { id: rule.filter.id },
 })
 
-const filterBody = ({ id: _id, ...filter }: BundleFilter) => filter
+/** A filter as POST …/filters takes it. */
+export const filterBody = ({ id: _id, ...filter }: BundleFilter) => filter
 
 /**
  * Brings the zone from `before` (as read in this change) to `after`. `parts` answer for the

@@ -5,3 +5,4 @@
 export { Bundles, type BundlesOptions, type ImportOptions } from './bundles'
 export { diffConfigurations } from './diff'
 export { bundleText, checkBundle } from './document'
+export { Remote, type ApplyProgress, type RemoteOptions } from './remote'

@@ -1,0 +1,77 @@
+// A remote: any endpoint that speaks the vendor's v4 API (production, or another workbench),
+// which a zone is pulled from, planned against and applied to. Its credentials travel in each
+// request's body and are never stored.
+
+import { Type, type Static } from 'typebox'
+import type { ApiMessage } from './envelope'
+import type { ConfigurationChange } from './bundle'
+
+/** The workbench's own error codes for remotes (the vendor has no such operation). */
+export const REMOTE_ERRORS = {
+  /** a base_url that is not https: (or http: to a loopback host), or credentials missing */
+  target: 10510,
+  /** the remote could not be reached (DNS, connection, TLS, timeout) */
+  unreachable: 10511,
+  /** the remote answered something other than the vendor's envelope */
+  notEnvelope: 10512,
+  /** the remote refused a read; its own errors are inside */
+  refused: 10513,
+  /** the remote holds no zone of that id or name */
+  zoneNotFound: 10514,
+  /** an apply stopped at a call the remote refused */
+  applyFailed: 10515,
+} as const
+
+export const RemoteTarget = Type.Object(
+  {
+    /** the API's root, e.g. https://api.cloudflare.com/client/v4 */
+    base_url: Type.String({ minLength: 1, maxLength: 2048 }),
+    api_token: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+    api_email: Type.Optional(Type.String({ minLength: 1, maxLength: 320 })),
+    api_key: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+    zone_id: Type.Optional(Type.String({ pattern: '^[0-9a-f]{32}$' })),
+    zone_name: Type.Optional(Type.String({ minLength: 1, maxLength: 253 })),
+  },
+  { additionalProperties: false },
+)
+export type RemoteTarget = Static<typeof RemoteTarget>
+
+/** One call of a plan, against the remote's base_url. */
+export interface RemoteCall {
+  method: 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+  path: string
+  body?: unknown
+  /**
+   * Local ids of what this call creates, each with the JSON pointer of its remote id in the
+   * remote's answer: a later call naming that local id is sent with the remote's id instead.
+   */
+  creates?: { id: string; at: string }[]
+}
+
+/** The answer of POST /workbench/v1/zones/{zone_id}/remote/plan. */
+export interface RemotePlan {
+  zone: { id: string; name: string }
+  remote_zone: { id: string; name: string }
+  calls: RemoteCall[]
+  changes: ConfigurationChange[]
+  empty: boolean
+}
+
+/** What became of each call of an apply. */
+export interface AppliedCall extends RemoteCall {
+  outcome: 'done' | 'failed' | 'not_run'
+  /** the remote's HTTP status (a call that ran) */
+  status?: number
+  /** the remote's errors (a call that failed) */
+  errors?: ApiMessage[]
+}
+
+/** The answer of POST /workbench/v1/zones/{zone_id}/remote/apply. */
+export interface RemoteApplyResult {
+  zone: { id: string; name: string }
+  remote_zone: { id: string; name: string }
+  /** the calls the remote accepted */
+  applied: number
+  calls: AppliedCall[]
+  changes: ConfigurationChange[]
+}

@@ -1,0 +1,442 @@
+// Pull, plan and apply against a real remote: a second service on its own data dir, reached
+// through its vendor API at its loopback base_url. A pull reproduces the remote zone locally (the
+// two export the same bundle); a local edit plans as exactly that edit; an apply makes the two
+// equal and the plan after it empty; an apply whose third call the remote refuses reports what
+// ran, what failed and what did not run; a refused base_url, a wrong token and an unreachable
+// remote are clear errors that write nothing.
+
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CREDENTIALS, removeDataDir, startService, type Running } from './harness'
+import { ok, patch, post, put } from './requests'
+
+const GENERAL = 'efb7b8c949ac4650a09736fc376e9aee'
+const OWASP_PACKAGE = 'c504870194831cd12c3fc0284f294abb'
+const OWASP_GENERIC_ATTACKS = '5461c3844f6b5597986ae41d052a7cbd'
+const TRADITIONAL_PACKAGE = '1e334934fd7ae32ad705667f8c1057aa'
+
+let local: Running
+let remote: Running
+
+beforeAll(async () => {
+  ;[local, remote] = await Promise.all([startService(), startService()])
+})
+afterAll(async () => {
+  for (const running of [local, remote]) {
+    await running.stop()
+    removeDataDir(running.dataDir)
+  }
+})
+
+const workbench = (on: Running, path: string) => `${on.origin}/workbench/v1${path}`
+
+/** The remote as a request names it. */
+const target = (extra: Record<string, unknown> = {}) => ({
+  base_url: remote.api,
+  api_token: CREDENTIALS.apiToken,
+  ...extra,
+})
+
+async function exportBundle(on: Running, zone: string): Promise<any> {
+  return JSON.parse(
+    await (
+      await fetch(workbench(on, `/zones/${zone}/export?format=bundle`), {
+        headers: { authorization: `Bearer ${CREDENTIALS.apiToken}` },
+      })
+    ).text(),
+  )
+}
+
+/** A bundle without what only says when or by whom something was written. */
+function content(bundle: any): unknown {
+  const strip = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(strip)
+    if (value === null || typeof value !== 'object') return value
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(
+          ([key]) =>
+            !['exported_at', 'version', 'last_updated', 'created_on', 'modified_on'].includes(key),
+        )
+        .map(([key, inner]) => [key, strip(inner)]),
+    )
+  }
+  return strip(bundle)
+}
+
+const plan = (zone: string) =>
+  ok(local, workbench(local, `/zones/${zone}/remote/plan`), post(target()))
+
+/** A zone on the remote: managed and custom rulesets, filters (some unused) and firewall rules. */
+async function remoteZone() {
+  const zone = (await ok(remote, '/zones', post({ name: 'prod.example', plan: 'business' }))).id
+  const custom = await ok(
+    remote,
+    `/zones/${zone}/rulesets`,
+    post({
+      name: 'API hardening',
+      kind: 'custom',
+      phase: 'http_request_firewall_custom',
+      rules: [{ action: 'block', expression: 'http.request.uri.path contains "/admin"' }],
+    }),
+  )
+  await ok(
+    remote,
+    `/zones/${zone}/rulesets/phases/http_request_firewall_custom/entrypoint`,
+    put({
+      rules: [{ action: 'execute', expression: 'true', action_parameters: { id: custom.id } }],
+    }),
+  )
+  await ok(
+    remote,
+    `/zones/${zone}/rulesets/phases/http_request_firewall_managed/entrypoint`,
+    put({
+      rules: [
+        {
+          action: 'execute',
+          expression: 'true',
+          action_parameters: {
+            id: GENERAL,
+            overrides: { categories: [{ category: 'wordpress', action: 'log' }] },
+          },
+        },
+      ],
+    }),
+  )
+  const filters = await ok(
+    remote,
+    `/zones/${zone}/filters`,
+    post(
+      ['198.51.100.1', '198.51.100.2', '198.51.100.3', '198.51.100.4', '198.51.100.5'].map(
+        (ip) => ({ expression: `ip.src eq ${ip}`, description: ip }),
+      ),
+    ),
+  )
+  const rules = await ok(
+    remote,
+    `/zones/${zone}/firewall/rules`,
+    post([
+      { action: 'block', filter: { id: filters[0].id }, description: 'first' },
+      { action: 'challenge', filter: { id: filters[1].id }, description: 'second' },
+    ]),
+  )
+  return { zone, rules, filters, custom: custom.id as string }
+}
+
+describe('remote', () => {
+  let zone: string
+  let rules: any[]
+  let filters: any[]
+  let custom: string
+
+  beforeAll(async () => {
+    ;({ zone, rules, filters, custom } = await remoteZone())
+  })
+
+  it('pull reproduces the remote zone locally, ids and all', async () => {
+    const pulled = await ok(
+      local,
+      workbench(local, '/remote/pull'),
+      post(target({ zone_name: 'prod.example' })),
+    )
+    expect(pulled.zone).toEqual({ id: zone, name: 'prod.example' })
+    expect(pulled.changes[0]).toMatchObject({ kind: 'zone', action: 'create' })
+    const [mine, theirs] = await Promise.all([
+      exportBundle(local, zone),
+      exportBundle(remote, zone),
+    ])
+    expect({ ...mine, exported_at: '' }).toEqual({ ...theirs, exported_at: '' })
+    expect((await plan(zone)).empty).toBe(true)
+  })
+
+  it('a local edit plans as that edit alone, and apply makes the two equal', async () => {
+    const edited = rules[1]
+    await ok(
+      local,
+      `/zones/${zone}/firewall/rules/${edited.id}`,
+      put({ action: 'block', description: edited.description, filter: { id: edited.filter.id } }),
+    )
+    const planned = await plan(zone)
+    expect(planned.empty).toBe(false)
+    expect(planned.changes).toEqual([
+      expect.objectContaining({ kind: 'firewall_rule', id: edited.id, action: 'update' }),
+    ])
+    expect(planned.calls).toEqual([
+      expect.objectContaining({
+        method: 'PUT',
+        path: `/zones/${zone}/firewall/rules/${edited.id}`,
+        body: expect.objectContaining({ id: edited.id, action: 'block' }),
+      }),
+    ])
+
+    const applied = await ok(local, workbench(local, `/zones/${zone}/remote/apply`), post(target()))
+    expect(applied.applied).toBe(1)
+    expect((await ok(remote, `/zones/${zone}/firewall/rules/${edited.id}`)).action).toBe('block')
+    expect((await plan(zone)).empty).toBe(true)
+    expect(content(await exportBundle(local, zone))).toEqual(
+      content(await exportBundle(remote, zone)),
+    )
+  })
+
+  it('what the remote creates under its own ids pairs with the local resources after', async () => {
+    // A new filter and firewall rule, a new custom ruleset executed by the entry point, a rule
+    // added to a ruleset the remote holds, and a firewall rule deleted.
+    const [filter] = await ok(
+      local,
+      `/zones/${zone}/filters`,
+      post([{ expression: 'http.user_agent contains "bot"', description: 'bots' }]),
+    )
+    await ok(
+      local,
+      `/zones/${zone}/firewall/rules`,
+      post([{ action: 'managed_challenge', filter: { id: filter.id }, description: 'bots' }]),
+    )
+    await ok(local, `/zones/${zone}/firewall/rules/${rules[0].id}?delete_filter_if_unused=true`, {
+      method: 'DELETE',
+    })
+    const extra = await ok(
+      local,
+      `/zones/${zone}/rulesets`,
+      post({
+        name: 'Logins',
+        kind: 'custom',
+        phase: 'http_request_firewall_custom',
+        rules: [{ action: 'challenge', expression: 'http.request.uri.path eq "/login"' }],
+      }),
+    )
+    const entry = `/zones/${zone}/rulesets/phases/http_request_firewall_custom/entrypoint`
+    const current = await ok(local, entry)
+    await ok(
+      local,
+      entry,
+      put({
+        rules: [
+          ...current.rules.map((rule: any) => ({ id: rule.id, ...pickRule(rule) })),
+          { action: 'execute', expression: 'true', action_parameters: { id: extra.id } },
+        ],
+      }),
+    )
+    const planned = await plan(zone)
+    expect(planned.calls.map((call: any) => `${call.method} ${call.path}`)).toEqual([
+      `POST /zones/${zone}/filters`,
+      `DELETE /zones/${zone}/firewall/rules/${rules[0].id}`,
+      `POST /zones/${zone}/firewall/rules`,
+      `DELETE /zones/${zone}/filters/${rules[0].filter.id}`,
+      `POST /zones/${zone}/rulesets`,
+      `PUT /zones/${zone}/rulesets/phases/http_request_firewall_custom/entrypoint`,
+    ])
+    const applied = await ok(local, workbench(local, `/zones/${zone}/remote/apply`), post(target()))
+    expect(applied.applied).toBe(6)
+    const after = await plan(zone)
+    expect(after.changes).toEqual([])
+    expect(after.calls).toEqual([])
+    expect(after.empty).toBe(true)
+    const executed = (await ok(remote, entry)).rules.at(-1).action_parameters.id
+    expect(executed).not.toBe(extra.id)
+    expect((await ok(remote, `/zones/${zone}/rulesets/${executed}`)).name).toBe('Logins')
+  })
+
+  it('an apply stops at the call the remote refuses and says what ran, failed and did not run', async () => {
+    const held = (await ok(remote, `/zones/${zone}/firewall/rules`)).length
+    await ok(
+      remote,
+      workbench(remote, `/zones/${zone}/firewall/settings`),
+      patch({ rule_quota: held + 2 }),
+    )
+    const unused = filters.slice(2)
+    for (const [index, filter] of unused.entries()) {
+      await ok(
+        local,
+        `/zones/${zone}/firewall/rules`,
+        post([{ action: 'block', filter: { id: filter.id }, description: `new ${index}` }]),
+      )
+    }
+    // A fourth call, after the firewall rules: a custom ruleset's description.
+    const ruleset = await ok(local, `/zones/${zone}/rulesets/${custom}`)
+    await ok(
+      local,
+      `/zones/${zone}/rulesets/${custom}`,
+      put({
+        description: 'admin paths',
+        rules: ruleset.rules.map((rule: any) => ({ id: rule.id, ...pickRule(rule) })),
+      }),
+    )
+    const localBefore = await exportBundle(local, zone)
+    const response = await fetch(workbench(local, `/zones/${zone}/remote/apply?stream=true`), {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${CREDENTIALS.apiToken}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify(target()),
+    })
+    const lines = (await response.text())
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+    const envelope = lines.at(-1)
+    expect(lines.slice(0, -1).map((line) => line.progress.outcome)).toEqual([
+      'done',
+      'done',
+      'failed',
+    ])
+    expect(envelope.success).toBe(false)
+    expect(envelope.errors[0].code).toBe(10515)
+    expect(envelope.errors[0].message).toContain('10017')
+    expect(envelope.result.applied).toBe(2)
+    expect(envelope.result.calls.map((call: any) => call.outcome)).toEqual([
+      'done',
+      'done',
+      'failed',
+      'not_run',
+    ])
+    expect(envelope.result.calls[3].path).toBe(`/zones/${zone}/rulesets/${custom}`)
+    expect(envelope.result.calls[2].errors[0].code).toBe(10017)
+    expect(content(await exportBundle(local, zone))).toEqual(content(localBefore))
+    // What ran is on the remote: the plan after it holds what did not.
+    const rest = await plan(zone)
+    expect(rest.calls.map((call: any) => call.method)).toEqual(['POST', 'PUT'])
+  })
+})
+
+function pickRule(rule: any) {
+  const { id: _id, version: _v, last_updated: _t, ...body } = rule
+  return body
+}
+
+describe('a zone on the previous product', () => {
+  it('pulls with its settings, and an edit of them plans, applies and plans empty after', async () => {
+    const zone = (
+      await ok(
+        remote,
+        '/zones',
+        post({ name: 'legacy.example', plan: 'business', waf_product: 'previous' }),
+      )
+    ).id
+    const waf = `/zones/${zone}/firewall/waf`
+    await ok(remote, `${waf}/packages/${OWASP_PACKAGE}`, patch({ sensitivity: 'low' }))
+    await ok(
+      remote,
+      `${waf}/packages/${OWASP_PACKAGE}/groups/${OWASP_GENERIC_ATTACKS}`,
+      patch({ mode: 'off' }),
+    )
+    const [rule] = await ok(remote, `${waf}/packages/${TRADITIONAL_PACKAGE}/rules?per_page=5`)
+    const mode = rule.allowed_modes.find((m: string) => m !== rule.mode && m !== 'default')
+    await ok(remote, `${waf}/packages/${TRADITIONAL_PACKAGE}/rules/${rule.id}`, patch({ mode }))
+    await ok(
+      remote,
+      `${waf}/overrides`,
+      post({ urls: ['legacy.example/api/*'], rules: { [rule.id]: 'simulate' } }),
+    )
+    await ok(
+      remote,
+      `/zones/${zone}/pagerules`,
+      post({
+        targets: [
+          { target: 'url', constraint: { operator: 'matches', value: 'legacy.example/static/*' } },
+        ],
+        actions: [{ id: 'disable_security' }],
+      }),
+    )
+    await ok(remote, `/zones/${zone}/settings/waf`, patch({ value: 'off' }))
+
+    await ok(local, workbench(local, '/remote/pull'), post(target({ zone_id: zone })))
+    const [mine, theirs] = await Promise.all([
+      exportBundle(local, zone),
+      exportBundle(remote, zone),
+    ])
+    expect({ ...mine, exported_at: '' }).toEqual({ ...theirs, exported_at: '' })
+
+    await ok(local, `/zones/${zone}/settings/waf`, patch({ value: 'on' }))
+    await ok(
+      local,
+      `${waf}/packages/${OWASP_PACKAGE}/groups/${OWASP_GENERIC_ATTACKS}`,
+      patch({ mode: 'on' }),
+    )
+    await ok(
+      local,
+      `${waf}/overrides`,
+      post({ urls: ['legacy.example/admin/*'], groups: { [OWASP_GENERIC_ATTACKS]: 'disable' } }),
+    )
+    const planned = await plan(zone)
+    expect(planned.calls.map((call: any) => `${call.method} ${call.path}`)).toEqual([
+      `PATCH /zones/${zone}/settings/waf`,
+      `PATCH ${waf}/packages/${OWASP_PACKAGE}/groups/${OWASP_GENERIC_ATTACKS}`,
+      `POST ${waf}/overrides`,
+    ])
+    expect(
+      (await ok(local, workbench(local, `/zones/${zone}/remote/apply`), post(target()))).applied,
+    ).toBe(3)
+    expect((await plan(zone)).empty).toBe(true)
+    // Equal but for the id the remote gave the override it created.
+    const withoutOverrideIds = (bundle: any) =>
+      content({
+        ...bundle,
+        previous_waf: {
+          ...bundle.previous_waf,
+          overrides: bundle.previous_waf.overrides.map(({ id: _id, ...o }: any) => o),
+        },
+      })
+    expect(withoutOverrideIds(await exportBundle(local, zone))).toEqual(
+      withoutOverrideIds(await exportBundle(remote, zone)),
+    )
+  })
+})
+
+describe('a remote that cannot be used', () => {
+  const refused = async (path: string, body: unknown) => {
+    const answer = await local.call(workbench(local, path), post(body))
+    expect(answer.status, JSON.stringify(answer.body)).toBe(400)
+    expect(answer.body.success).toBe(false)
+    return answer.body.errors[0]
+  }
+  const localZones = async () => (await ok(local, '/zones?per_page=50')).map((z: any) => z.id)
+
+  it('a base_url other than https: or loopback http: is refused before any connection', async () => {
+    const before = await localZones()
+    for (const base_url of ['http://example.com/client/v4', 'ftp://127.0.0.1/', 'not a url']) {
+      const error = await refused('/remote/pull', {
+        ...target({ zone_name: 'prod.example' }),
+        base_url,
+      })
+      expect(error.code).toBe(10510)
+      expect(error.source.pointer).toBe('/base_url')
+    }
+    expect(await localZones()).toEqual(before)
+  })
+
+  it('a wrong token names the remote refusal and writes nothing', async () => {
+    const before = await localZones()
+    const error = await refused('/remote/pull', {
+      ...target({ zone_name: 'prod.example' }),
+      api_token: 'wrongToken0123456789abcdefghijklmnopqrs',
+    })
+    expect(error.code).toBe(10513)
+    expect(error.message).toMatch(/HTTP 40[13]/)
+    expect(error.meta.remote_errors[0].code).toBeGreaterThan(0)
+    expect(await localZones()).toEqual(before)
+  })
+
+  it('an unreachable remote, an answer that is not the envelope and an unknown zone are clear', async () => {
+    const closed = await refused('/remote/pull', {
+      ...target({ zone_name: 'prod.example' }),
+      base_url: 'http://127.0.0.1:1/client/v4',
+    })
+    expect(closed.code).toBe(10511)
+    const page = createServer((_request, response) => response.end('<html>a web page</html>'))
+    await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve))
+    try {
+      const notApi = await refused('/remote/pull', {
+        ...target({ zone_name: 'prod.example' }),
+        base_url: `http://127.0.0.1:${(page.address() as AddressInfo).port}/client/v4`,
+      })
+      expect(notApi.code).toBe(10512)
+    } finally {
+      page.close()
+    }
+    const missing = await refused('/remote/pull', target({ zone_name: 'nowhere.example' }))
+    expect(missing.code).toBe(10514)
+    expect(missing.source.pointer).toBe('/zone_name')
+  })
+})
