@@ -136,19 +136,25 @@ export class ZoneRegistry {
     const noZone =
       query.match === 'any' ? !everyZone && name === undefined : constant.includes(false)
     if (noZone) return { zones: [], total: 0 }
+    // The index holds no plans: ordering by plan reads every zone listed, then pages.
+    const byPlan = query.order === 'plan.id'
+    const offset = (query.page - 1) * query.perPage
     const { ids, total } = await this.account((a) =>
       a.list({
         ...(everyZone || name === undefined ? {} : { name }),
         // The other orders are by a value every zone shares: they keep the order by name.
         descending: (query.order ?? 'name') === 'name' && query.direction === 'desc',
-        offset: (query.page - 1) * query.perPage,
-        limit: query.perPage,
+        offset: byPlan ? 0 : offset,
+        limit: byPlan ? Number.MAX_SAFE_INTEGER : query.perPage,
       }),
     )
     const zones = await Promise.all(
       ids.map((id) => this.inIndexedZone(id, (_zone, record) => toZone(record))),
     )
-    return { zones, total }
+    if (!byPlan) return { zones, total }
+    const sign = query.direction === 'desc' ? -1 : 1
+    zones.sort((a, b) => sign * a.plan.id.localeCompare(b.plan.id))
+    return { zones: zones.slice(offset, offset + query.perPage), total }
   }
 
   /** Whether the index holds `id` in any state (a zone being created or deleted included). */

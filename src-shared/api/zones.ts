@@ -82,7 +82,7 @@ export function isValidZoneName(name: string): boolean {
 }
 
 export const ZONE_STATUSES = ['initializing', 'pending', 'active', 'moved'] as const
-export const ZONE_LIST_ORDERS = ['name', 'status', 'account.id', 'account.name'] as const
+export const ZONE_LIST_ORDERS = ['name', 'status', 'account.id', 'account.name', 'plan.id'] as const
 
 /**
  * The search and order of `GET /zones`, page aside, as the vendor defines them

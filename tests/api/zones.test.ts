@@ -183,6 +183,27 @@ describe('searching and ordering the list', () => {
     )
   })
 
+  it('orders by plan id either way, ties by name, paging after the sort', async () => {
+    const plans = { enterprise: 'a', free: 'b', pro: 'c', business: 'd' } as const
+    for (const [plan, letter] of Object.entries(plans))
+      await create({ name: `${letter}.plans.example`, plan })
+    await create({ name: 'e.plans.example', plan: 'free' })
+    const inPlans = 'name=ends_with:.plans.example'
+    const ascending = ['b', 'e', 'a', 'd', 'c'].map((letter) => `${letter}.plans.example`)
+    expect(await names(`${inPlans}&order=plan.id`)).toEqual(ascending)
+    expect(await names(`${inPlans}&order=plan.id&direction=desc`)).toEqual([
+      'c.plans.example',
+      'd.plans.example',
+      'a.plans.example',
+      'b.plans.example',
+      'e.plans.example',
+    ])
+    const all = await running.call('/zones?order=plan.id&per_page=50')
+    const second = await running.call('/zones?order=plan.id&per_page=5&page=2')
+    expect(second.body.result).toEqual(all.body.result.slice(5, 10))
+    expect(second.body.result_info.total_count).toBe(all.body.result_info.total_count)
+  })
+
   it.each(['status=gone', 'order=size', 'direction=up', 'match=some'])(
     'refuses %s with 400 in the envelope',
     async (query) => {
