@@ -5,6 +5,8 @@
 // `terraform fmt` runs it) and carries the zone's rules; the curl script, run with bash against a
 // second service, makes the same configuration there, and run again changes nothing.
 
+import { execFile, spawnSync } from 'node:child_process'
+import { promisify } from 'node:util'
 import { format } from '@cdktf/hcl-tools'
 import { parse } from '@cdktf/hcl2json'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -408,3 +410,120 @@ describe('export as Terraform', () => {
     }
   })
 })
+
+// ---------------------------------------------------------------------------------------------
+
+const run = promisify(execFile)
+
+/** The script, run with bash against `on`'s API for `zone`. */
+function runScript(script: string, on: Running, zone: string, token = CREDENTIALS.apiToken) {
+  // --norc: with a socket for stdin, as here, bash would read ~/.bashrc as if run by sshd.
+  const child = run('bash', ['--norc', '-c', script], {
+    env: {
+      PATH: process.env.PATH,
+      CLOUDFLARE_BASE_URL: on.api,
+      CLOUDFLARE_API_TOKEN: token,
+      CLOUDFLARE_ZONE_ID: zone,
+    },
+  })
+  return child
+}
+
+/** A zone's rulesets, filters and firewall rules without what differs between zones (ids, times, versions). */
+async function configuration(on: Running, zone: string) {
+  const list = ((await ok(on, `/zones/${zone}/rulesets`)) as { id: string; kind: string }[])
+    // The account's managed rulesets are listed too: the zone's own are the configuration.
+    .filter((ruleset) => ruleset.kind !== 'managed')
+  const rulesets = await Promise.all(
+    list.map((ruleset) => ok(on, `/zones/${zone}/rulesets/${ruleset.id}`)),
+  )
+  const names = new Map(rulesets.map((ruleset) => [ruleset.id, ruleset.name]))
+  const filters = await ok(on, `/zones/${zone}/filters?per_page=100`)
+  const rules = await ok(on, `/zones/${zone}/firewall/rules?per_page=100`)
+  const byText = (a: unknown, b: unknown) => JSON.stringify(a).localeCompare(JSON.stringify(b))
+  return {
+    rulesets: rulesets
+      .map(({ id: _id, version: _v, last_updated: _t, rules, ...ruleset }) => ({
+        ...ruleset,
+        rules: rules.map(({ id: _r, version: _rv, last_updated: _rt, ...rule }: any) => ({
+          ...rule,
+          // An executed custom ruleset is named by its name: its id is the zone's own.
+          ...(names.has(rule.action_parameters?.id)
+            ? {
+                action_parameters: {
+                  ...rule.action_parameters,
+                  id: names.get(rule.action_parameters.id),
+                },
+              }
+            : {}),
+        })),
+      }))
+      .sort(byText),
+    filters: filters.map(({ id: _id, ...filter }: any) => filter).sort(byText),
+    firewall_rules: rules
+      .map(({ id: _id, created_on: _c, modified_on: _m, filter, ...rule }: any) => ({
+        ...rule,
+        filter: filter.expression,
+      }))
+      .sort(byText),
+  }
+}
+
+/** The script needs jq (.ci/run installs it); without it, these tests say so and skip. */
+const jqMissing = spawnSync('jq', ['--version']).status !== 0
+
+describe.skipIf(jqMissing)(
+  `export as a curl script${jqMissing ? ' (skipped: jq is not installed)' : ''}`,
+  () => {
+    it('makes the same configuration in another zone, and changes nothing run again', async () => {
+      const { status, headers, text: script } = await exportFile(zones.managed!, 'format=curl')
+      expect(status, script).toBe(200)
+      expect(headers.get('content-disposition')).toBe('attachment; filename="managed.example.sh"')
+      expect(script).toMatch(/^#!\/usr\/bin\/env bash\n/)
+
+      const zone = (
+        await ok(target, '/zones', post({ name: 'managed.example', plan: 'enterprise' }))
+      ).id
+      const first = await runScript(script, target, zone)
+      expect(first.stderr).toBe('')
+      const made = await configuration(target, zone)
+      expect(made).toEqual(await configuration(source, zones.managed!))
+      expect(made.rulesets).toHaveLength(3)
+      expect(made.filters).toHaveLength(4)
+      expect(made.firewall_rules).toHaveLength(3)
+
+      // Run again: no error, and not a version, id or time moves.
+      const history = async () =>
+        ok(target, `${target.origin}/workbench/v1/zones/${zone}/history?limit=1000`)
+      const everything = async () => ({
+        rulesets: await Promise.all(
+          ((await ok(target, `/zones/${zone}/rulesets`)) as { id: string }[]).map((ruleset) =>
+            ok(target, `/zones/${zone}/rulesets/${ruleset.id}`),
+          ),
+        ),
+        filters: await ok(target, `/zones/${zone}/filters?per_page=100`),
+        rules: await ok(target, `/zones/${zone}/firewall/rules?per_page=100`),
+        history: await history(),
+      })
+      const before = await everything()
+      const second = await runScript(script, target, zone)
+      expect(second.stderr).toBe('')
+      expect(await everything()).toEqual(before)
+    })
+
+    it('stops at the first refusal with the API message', async () => {
+      const { text: script } = await exportFile(zones.managed!, 'format=curl')
+      const zone = (
+        await ok(target, '/zones', post({ name: 'refused.example', plan: 'enterprise' }))
+      ).id
+      const failed = await runScript(script, target, zone, 'not-the-token').catch(
+        (error: { code: number; stderr: string }) => error,
+      )
+      expect(failed).toMatchObject({ code: 1 })
+      expect((failed as { stderr: string }).stderr).toMatch(
+        /^GET \/zones\/[0-9a-f]{32}\/rulesets failed: 9109: Invalid access token\n$/,
+      )
+      expect(await ok(target, `/zones/${zone}/filters`)).toEqual([])
+    })
+  },
+)

@@ -7,10 +7,11 @@ import { Type } from 'typebox'
 import { BUNDLE_ERRORS } from '@shared/api/bundle'
 import { badRequest } from '@shared/api/errors'
 import { bundleText, type Bundles } from '../../bundles'
+import { curlScript } from '../../bundles/curl'
 import { TERRAFORM_PROVIDERS, terraformText } from '../../bundles/terraform'
 import { ok } from '../envelope'
 
-const EXPORT_FORMATS = ['bundle', 'terraform'] as const
+const EXPORT_FORMATS = ['bundle', 'terraform', 'curl'] as const
 
 export const bundleRoutes: FastifyPluginAsyncTypebox<{ bundles: Bundles }> = async (
   app,
@@ -49,6 +50,12 @@ export const bundleRoutes: FastifyPluginAsyncTypebox<{ bundles: Bundles }> = asy
           .type('text/plain; charset=utf-8')
           .header('content-disposition', `attachment; filename="${name}.tf"`)
           .send(terraformText(bundle, terraformProvider))
+      }
+      if (format === 'curl') {
+        return reply
+          .type('text/x-shellscript; charset=utf-8')
+          .header('content-disposition', `attachment; filename="${name}.sh"`)
+          .send(curlScript(bundle))
       }
       return reply
         .type('application/json; charset=utf-8')
