@@ -154,7 +154,8 @@ const emptySuccess = (): Envelope<null> => ({
   result: null,
 })
 
-function refusedRead(what: string, status: number, envelope: Envelope<unknown>): ApiError {
+/** The 400 that names a read the remote refused, with its status and errors. */
+export function refusedRead(what: string, status: number, envelope: Envelope<unknown>): ApiError {
   return new ApiError(
     400,
     REMOTE_ERRORS.refused,

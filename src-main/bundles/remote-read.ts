@@ -18,7 +18,7 @@ import { PHASES } from '@shared/api/rulesets'
 import type { WafGroup, WafRule } from '@shared/api/waf'
 import type { Zone } from '@shared/api/zones'
 import type { LegacyCatalog } from '../zones/previous-waf/catalog'
-import type { RemoteClient } from './remote-client'
+import { refusedRead, type RemoteClient } from './remote-client'
 
 /** The remote's configuration: a bundle's content but for the workbench's own settings. */
 export type RemoteContent = Omit<BundleContent, 'firewall_settings' | 'event_log_settings'>
@@ -59,10 +59,11 @@ export async function findRemoteZone(
   fallbackName: string | undefined,
 ): Promise<Zone> {
   if (target.zone_id !== undefined) {
-    const { status, envelope } = await client.call('GET', `/zones/${target.zone_id}`)
+    const path = `/zones/${target.zone_id}`
+    const { status, envelope } = await client.call('GET', path)
     if (envelope.success) return envelope.result as Zone
-    if (status !== 404) return client.get<Zone>(`/zones/${target.zone_id}`)
-    throw zoneNotFound(`of id ${target.zone_id}`, '/zone_id')
+    if (status === 404) throw zoneNotFound(`of id ${target.zone_id}`, '/zone_id')
+    throw refusedRead(`GET ${path}`, status, envelope)
   }
   const name = target.zone_name ?? fallbackName
   if (name === undefined) {

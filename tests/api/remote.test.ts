@@ -384,6 +384,32 @@ describe('a zone on the previous product', () => {
   })
 })
 
+describe('a remote zone larger than a page', () => {
+  it('is read page by page, whole', async () => {
+    const zone = (await ok(remote, '/zones', post({ name: 'many.example', plan: 'enterprise' }))).id
+    // 130 rules, each with its own filter: two pages of the vendor's 100 at most.
+    await ok(
+      remote,
+      `/zones/${zone}/firewall/rules`,
+      post(
+        Array.from({ length: 130 }, (_, index) => ({
+          action: 'block',
+          description: `rule ${index}`,
+          filter: { expression: `http.request.uri.path eq "/p${index}"` },
+        })),
+      ),
+    )
+    await ok(local, workbench(local, '/remote/pull'), post(target({ zone_name: 'many.example' })))
+    const mine = await exportBundle(local, zone)
+    expect(mine.firewall_rules).toHaveLength(130)
+    expect(mine.filters).toHaveLength(130)
+    expect({ ...mine, exported_at: '' }).toEqual({
+      ...(await exportBundle(remote, zone)),
+      exported_at: '',
+    })
+  })
+})
+
 describe('a remote that cannot be used', () => {
   const refused = async (path: string, body: unknown) => {
     const answer = await local.call(workbench(local, path), post(body))
