@@ -5,8 +5,10 @@
 // ran, what failed and what did not run; a refused base_url, a wrong token and an unreachable
 // remote are clear errors that write nothing.
 
+import { readFileSync, readdirSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CREDENTIALS, removeDataDir, startService, type Running } from './harness'
 import { ok, patch, post, put } from './requests'
@@ -407,6 +409,52 @@ describe('a remote zone larger than a page', () => {
       ...(await exportBundle(remote, zone)),
       exported_at: '',
     })
+  })
+})
+
+describe("a remote's credentials", () => {
+  it('are kept nowhere in the data dir, whether a token or the global key', async () => {
+    // A remote of its own whose credentials, once rotated, are not the local service's.
+    const other = await startService()
+    try {
+      const rotated = await ok(other, workbench(other, '/settings/rotate-credentials'), post({}))
+      const bearer = { authorization: `Bearer ${rotated.api_token}` }
+      const created = await other.call('/zones', {
+        ...post({ name: 'secret.example', plan: 'pro' }),
+        headers: bearer,
+      })
+      expect(created.status).toBe(200)
+      const zone = created.body.result.id
+      const remoteOf = (credentials: Record<string, string>) => ({
+        base_url: other.api,
+        zone_name: 'secret.example',
+        ...credentials,
+      })
+      await ok(
+        local,
+        workbench(local, '/remote/pull'),
+        post(remoteOf({ api_token: rotated.api_token })),
+      )
+      await ok(
+        local,
+        workbench(local, `/zones/${zone}/remote/plan`),
+        post(remoteOf({ api_email: rotated.email, api_key: rotated.api_key })),
+      )
+      const files = readdirSync(local.dataDir, { recursive: true, withFileTypes: true })
+        .filter((entry) => entry.isFile())
+        .map((entry) => join(entry.parentPath, entry.name))
+      expect(files.length).toBeGreaterThan(0)
+      for (const file of files) {
+        const bytes = readFileSync(file)
+        for (const secret of [rotated.api_token, rotated.api_key]) {
+          expect(bytes.includes(secret), `${file} holds a remote's credential`).toBe(false)
+        }
+      }
+      expect(JSON.stringify(await exportBundle(local, zone))).not.toContain(rotated.api_token)
+    } finally {
+      await other.stop()
+      removeDataDir(other.dataDir)
+    }
   })
 })
 
