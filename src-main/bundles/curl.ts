@@ -1,12 +1,13 @@
 // A bundle as a bash script that makes a zone's configuration through the vendor's API (its
-// rulesets, filters and firewall rules), with nothing but bash, curl and jq. It is idempotent:
-// each resource is looked up first (by id, then by what names it) and written only where it
-// differs, so a second run makes no call that writes. It creates and updates, never deletes,
+// rulesets, filters, firewall rules, page rules and previous-WAF settings), with nothing but
+// bash, curl and jq. It is idempotent: each resource is looked up first (by id, then by what
+// names it) and written only where it differs, so a second run makes no call that writes. It creates and updates, never deletes,
 // and stops at the first refusal with the API's own errors.
 
 import type {
   BundleFilter,
   BundleFirewallRule,
+  BundlePreviousWaf,
   BundleRuleset,
   ZoneBundle,
 } from '@shared/api/bundle'
@@ -69,6 +70,8 @@ match() {
 
 RULESET_VIEW='{description: (.description // ""), rules: [(.rules // [])[] | del(.id, .version, .last_updated)]}'
 FILTER_VIEW='{expression, paused, description: (.description // ""), ref: (.ref // "")}'
+OVERRIDE_VIEW='{urls, rules: (.rules // {}), groups: (.groups // {}), rewrite_action: (.rewrite_action // {}), priority, description, paused}'
+PAGE_RULE_VIEW='{targets, actions, priority, status}'
 RULE_VIEW='{action, paused, filter: .filter.id, priority: (.priority // null), description: (.description // ""), ref: (.ref // ""), products: (.products // [])}'
 `
 
@@ -91,8 +94,9 @@ class ScriptWriter {
     const { name, id } = this.bundle.zone
     this.lines.push(
       '#!/usr/bin/env bash',
-      `# Zone ${name} (${id}) as exported by Zone Workbench: its rulesets, filters and firewall`,
-      "# rules, made through the vendor's API in the zone CLOUDFLARE_ZONE_ID. Each resource is",
+      `# Zone ${name} (${id}) as exported by Zone Workbench: its rulesets, filters, firewall rules,`,
+      "# page rules and previous-WAF settings, made through the vendor's API in the zone",
+      '# CLOUDFLARE_ZONE_ID. Each resource is',
       '# looked up first and written only where it differs, so running it again changes nothing;',
       '# it creates and updates, and deletes nothing. It needs bash, curl and jq.',
       `#   CLOUDFLARE_BASE_URL   the API (default ${DEFAULT_BASE_URL})`,
@@ -109,6 +113,10 @@ class ScriptWriter {
     for (const ruleset of entryPoints) this.entryPoint(ruleset)
     this.filters(this.bundle.filters)
     this.firewallRules(this.bundle.firewall_rules)
+    this.pageRules()
+    // Once a zone has migrated, the previous product's API answers 10400: nothing to make.
+    const { previous_waf: waf, waf_migration: migration } = this.bundle
+    if (waf !== undefined && migration?.migration_state !== 'completed') this.previousWaf(waf)
     this.lines.push('echo "Zone $ZONE configured."')
     return `${this.lines.join('\n')}\n`
   }
@@ -182,8 +190,13 @@ class ScriptWriter {
     into: string
     /** a line run before it is looked up */
     prepare?: string
+    /** the collection takes one resource per POST, not a list of them */
+    createsOne?: boolean
   }): void {
-    const { label, list, keys, body, view, path, into, prepare } = options
+    const { label, list, keys, body, view, path, into, prepare, createsOne } = options
+    const create = createsOne
+      ? `call POST "${path}" "$BODY" | jq -r .id`
+      : `call POST "${path}" "[$BODY]" | jq -r '.[0].id'`
     this.lines.push(
       '',
       `# ${label}`,
@@ -191,7 +204,7 @@ class ScriptWriter {
       `BODY=$(${body}\n)`,
       `ID=$(match "$${list}" "$TAKEN" ${keys})`,
       'if [ -z "$ID" ]; then',
-      `  ID=$(call POST "${path}" "[$BODY]" | jq -r '.[0].id')`,
+      `  ID=$(${create})`,
       `elif ! same "$${view}" "$(jq -c --arg id "$ID" 'first(.[] | select(.id == $id))' <<<"$${list}")" "$BODY"; then`,
       `  call PUT "${path}/$ID" "$(jq -c --arg id "$ID" '. + {id: $id}' <<<"$BODY")" >/dev/null`,
       'fi',
@@ -252,9 +265,77 @@ class ScriptWriter {
       })
     }
   }
+
+  /** PATCH `path` with `body` where what it holds differs. */
+  private patch(label: string, path: string, fields: Record<string, unknown>): void {
+    const body = Object.fromEntries(
+      Object.entries(fields).filter(([, value]) => value !== undefined),
+    )
+    const view = `{${Object.keys(body).join(', ')}}`
+    this.lines.push(
+      '',
+      `# ${label}`,
+      `BODY=$(jq -c . ${document(body)}\n)`,
+      `CURRENT=$(call GET "${path}")`,
+      `same ${word(view)} "$CURRENT" "$BODY" || call PATCH "${path}" "$BODY" >/dev/null`,
+    )
+  }
+
+  /** The previous product: its setting, packages, the modes that differ, overrides, page rules. */
+  private previousWaf(waf: BundlePreviousWaf): void {
+    const packages = '/zones/$ZONE/firewall/waf/packages'
+    this.patch('The previous WAF, on or off', '/zones/$ZONE/settings/waf', {
+      value: waf.setting.value,
+    })
+    for (const { id, name, sensitivity, action_mode } of waf.packages) {
+      if (sensitivity === undefined && action_mode === undefined) continue
+      this.patch(`Package ${name ?? id}`, `${packages}/${id}`, { sensitivity, action_mode })
+    }
+    for (const { id, package_id, mode } of waf.groups) {
+      this.patch(`Group ${id}`, `${packages}/${package_id}/groups/${id}`, { mode })
+    }
+    for (const { id, package_id, mode } of waf.rules) {
+      this.patch(`Rule ${id}`, `${packages}/${package_id}/rules/${id}`, { mode })
+    }
+    if (waf.overrides.length > 0) {
+      this.lines.push('', 'OVERRIDES=$(list "/zones/$ZONE/firewall/waf/overrides")', "TAKEN='[]'")
+    }
+    for (const { id, ...override } of waf.overrides) {
+      this.upsert({
+        label: `URI override ${JSON.stringify(override.description ?? override.urls.join(' '))}`,
+        list: 'OVERRIDES',
+        keys: word(JSON.stringify({ id, urls: override.urls })),
+        body: `jq -c . ${document(override)}`,
+        view: 'OVERRIDE_VIEW',
+        path: '/zones/$ZONE/firewall/waf/overrides',
+        into: '',
+        createsOne: true,
+      })
+    }
+  }
+
+  /** Page rules, each found by id or by its targets. */
+  private pageRules(): void {
+    const pageRules = this.bundle.page_rules
+    if (pageRules.length > 0) {
+      this.lines.push('', 'PAGE_RULES=$(call GET "/zones/$ZONE/pagerules")', "TAKEN='[]'")
+    }
+    for (const { id, targets, actions, priority, status } of pageRules) {
+      this.upsert({
+        label: `Page rule ${targets.map((target) => target.constraint.value).join(' ')}`,
+        list: 'PAGE_RULES',
+        keys: word(JSON.stringify({ id, targets })),
+        body: `jq -c . ${document({ targets, actions, priority, status })}`,
+        view: 'PAGE_RULE_VIEW',
+        path: '/zones/$ZONE/pagerules',
+        into: '',
+        createsOne: true,
+      })
+    }
+  }
 }
 
-/** The bash script that makes the bundle's rulesets, filters and firewall rules in a zone. */
+/** The bash script that makes the bundle's configuration in a zone. */
 export function curlScript(bundle: ZoneBundle): string {
   return new ScriptWriter(bundle).write()
 }

@@ -188,6 +188,17 @@ async function previousZone(on: Running, name: string): Promise<string> {
       priority: 2,
     }),
   )
+  await ok(on, `/zones/${zone}/settings/waf`, patch({ value: 'off' }))
+  await ok(
+    on,
+    `/zones/${zone}/pagerules`,
+    post({
+      targets: [{ target: 'url', constraint: { operator: 'matches', value: `${name}/static/*` } }],
+      actions: [{ id: 'disable_security' }],
+      priority: 1,
+      status: 'active',
+    }),
+  )
   const [filter] = await ok(
     on,
     `/zones/${zone}/filters`,
@@ -524,6 +535,43 @@ describe.skipIf(jqMissing)(
         /^GET \/zones\/[0-9a-f]{32}\/rulesets failed: 9109: Invalid access token\n$/,
       )
       expect(await ok(target, `/zones/${zone}/filters`)).toEqual([])
+    })
+
+    it('makes the previous product and page rules of a zone on it, and changes nothing run again', async () => {
+      const { text: script } = await exportFile(zones.previous!, 'format=curl')
+      const zone = (
+        await ok(
+          target,
+          '/zones',
+          post({ name: 'legacy.example', plan: 'business', waf_product: 'previous' }),
+        )
+      ).id
+      await runScript(script, target, zone)
+      const previous = async (on: Running, id: string) => {
+        const waf = `/zones/${id}/firewall/waf`
+        const withoutIds = (items: any[]) =>
+          items.map(({ id: _id, created_on: _c, modified_on: _m, ...item }) => item)
+        return {
+          setting: (await ok(on, `/zones/${id}/settings/waf`)).value,
+          packages: (await ok(on, `${waf}/packages`)).map(({ zone_id: _z, ...pkg }: any) => pkg),
+          groups: await ok(on, `${waf}/packages/${OWASP_PACKAGE}/groups?per_page=100`),
+          rules: await ok(on, `${waf}/packages/${TRADITIONAL_PACKAGE}/rules?per_page=5`),
+          overrides: withoutIds(await ok(on, `${waf}/overrides`)),
+          page_rules: withoutIds(await ok(on, `/zones/${id}/pagerules`)),
+          ...(await configuration(on, id)),
+        }
+      }
+      const made = await previous(target, zone)
+      expect(made).toEqual(await previous(source, zones.previous!))
+      expect(made.setting).toBe('off')
+      expect(made.overrides).toHaveLength(1)
+      expect(made.page_rules).toHaveLength(1)
+
+      const history = () =>
+        ok(target, `${target.origin}/workbench/v1/zones/${zone}/history?limit=1000`)
+      const before = await history()
+      expect((await runScript(script, target, zone)).stderr).toBe('')
+      expect(await history()).toEqual(before)
     })
   },
 )
