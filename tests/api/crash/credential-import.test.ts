@@ -51,7 +51,8 @@ describe('credential imports survive SIGKILL', () => {
       const dataDir = newDataDir()
       let baseline: number | undefined
       let acknowledged = false
-      let partial = 0
+      let uploads = 0
+      let killedMidUpload = 0
       for (let round = 0; ; round++) {
         const child = await startChild(bundle, dataDir)
         const db = await database(child)
@@ -65,8 +66,9 @@ describe('credential imports survive SIGKILL', () => {
           await stop(child)
           break
         }
-        let answered = false
+        let inFlight = false
         const upload = async () => {
+          inFlight = true
           const response = await fetch(
             `${child.origin}/workbench/v1/credentials/import?kind=pair&name=crash-list`,
             {
@@ -78,12 +80,20 @@ describe('credential imports survive SIGKILL', () => {
               body: LIST,
             },
           )
-          if (response.status === 200) acknowledged = answered = true
+          inFlight = false
+          if (response.status === 200) {
+            acknowledged = true
+            uploads++
+          }
         }
         await stormUntilKilled(child, randomDelay(100, 1_500), [upload])
-        if (!answered) partial++
+        if (inFlight) killedMidUpload++
       }
-      report('credential import', { kills: KILLS, 'imports killed before their answer': partial })
+      report('credential import', {
+        kills: KILLS,
+        'kills during an upload': killedMidUpload,
+        'acknowledged uploads': uploads,
+      })
     },
   )
 })
