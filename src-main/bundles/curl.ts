@@ -163,7 +163,12 @@ class ScriptWriter {
   private entryPoint(ruleset: BundleRuleset): void {
     const { name, kind, phase, description } = ruleset
     const select = `first(.[] | select(.kind == "zone" and .phase == ${JSON.stringify(phase)})) | .id // empty`
-    const path = `/zones/$ZONE/rulesets/phases/${phase}/entrypoint`
+    // A zone migrating off the previous product deploys its managed rulesets by the migration's
+    // PUT (any other is refused with 20132), which begins the same migration in the zone made.
+    const state = this.bundle.waf_migration?.migration_state
+    const migrating =
+      phase === 'http_request_firewall_managed' && (state === 'validation' || state === 'pending')
+    const path = `/zones/$ZONE/rulesets/phases/${phase}/entrypoint${migrating ? `?waf_migration=${state}&phase_two=1` : ''}`
     this.lines.push(
       '',
       `# The ${phase} entry point`,

@@ -29,8 +29,14 @@ const patch = (json: unknown): Init => ({ method: 'PATCH', json })
 let source: Running
 let target: Running
 
+/** A migration's switch-over, two minutes by default, completes within the test. */
+const SWITCH_MS = 200
+
 beforeAll(async () => {
-  ;[source, target] = await Promise.all([startService(), startService()])
+  ;[source, target] = await Promise.all([
+    startService(undefined, { migrationSwitchMs: SWITCH_MS }),
+    startService(),
+  ])
 })
 afterAll(async () => {
   for (const running of [source, target]) {
@@ -212,12 +218,37 @@ async function previousZone(on: Running, name: string): Promise<string> {
   return zone
 }
 
+/** A zone on the previous product whose migration is in validation, or completed. */
+async function migrationZone(
+  on: Running,
+  name: string,
+  mode: 'validation' | 'pending',
+): Promise<string> {
+  const zone = (await ok(on, '/zones', post({ name, plan: 'enterprise', waf_product: 'previous' })))
+    .id
+  const config = await ok(on, `/zones/${zone}/waf_migration/config?phase_two=1`)
+  await ok(
+    on,
+    `/zones/${zone}/rulesets/phases/http_request_firewall_managed/entrypoint?waf_migration=${mode}&phase_two=1`,
+    put(config),
+  )
+  while (
+    mode === 'pending' &&
+    (await ok(on, `/zones/${zone}/waf_migration/status`)).migration_state !== 'completed'
+  ) {
+    await new Promise((resolve) => setTimeout(resolve, SWITCH_MS / 4))
+  }
+  return zone
+}
+
 // ---------------------------------------------------------------------------------------------
 
 const zones: Record<string, string> = {}
 beforeAll(async () => {
   zones.managed = await managedZone(source, 'managed.example')
   zones.previous = await previousZone(source, 'legacy.example')
+  zones.validating = await migrationZone(source, 'validating.example', 'validation')
+  zones.migrated = await migrationZone(source, 'migrated.example', 'pending')
 })
 
 /** The file parsed by hcl2json, after checking that hclwrite's formatter leaves it as it is. */
@@ -410,9 +441,21 @@ describe('export as Terraform', () => {
     expect(v5.hcl.resource.cloudflare_waf_package).toBeUndefined()
   })
 
+  it('writes every fixture zone, mid-migration and migrated too, canonical and parseable', async () => {
+    for (const [name, zone] of Object.entries(zones)) {
+      const providers = ['v5', 'v4', ...(name === 'managed' || name === 'migrated' ? [] : ['v3'])]
+      for (const provider of providers) {
+        const { hcl } = await parsedTerraform(zone, provider)
+        const entry = resources(hcl, 'cloudflare_ruleset').http_request_firewall_managed
+        expect(entry === undefined, `${name} ${provider}`).toBe(name === 'previous')
+      }
+    }
+  })
+
   it('refuses a provider the zone cannot have, or does not exist, in the envelope', async () => {
     for (const [zone, provider] of [
       [zones.managed!, 'v3'],
+      [zones.migrated!, 'v3'],
       [zones.managed!, 'v6'],
     ] as const) {
       const { status, text } = await exportFile(zone, `format=terraform&provider=${provider}`)
@@ -572,6 +615,37 @@ describe.skipIf(jqMissing)(
       const before = await history()
       expect((await runScript(script, target, zone)).stderr).toBe('')
       expect(await history()).toEqual(before)
+    })
+
+    it('begins the same migration in a zone on the previous product; a migrated zone has no previous product to make', async () => {
+      const { text: script } = await exportFile(zones.validating!, 'format=curl')
+      const zone = (
+        await ok(
+          target,
+          '/zones',
+          post({ name: 'validating.example', plan: 'enterprise', waf_product: 'previous' }),
+        )
+      ).id
+      await runScript(script, target, zone)
+      expect(await ok(target, `/zones/${zone}/waf_migration/status`)).toMatchObject({
+        migration_state: 'validation',
+      })
+      expect(await configuration(target, zone)).toEqual(
+        await configuration(source, zones.validating!),
+      )
+      const before = await ok(
+        target,
+        `${target.origin}/workbench/v1/zones/${zone}/history?limit=1000`,
+      )
+      expect((await runScript(script, target, zone)).stderr).toBe('')
+      expect(
+        await ok(target, `${target.origin}/workbench/v1/zones/${zone}/history?limit=1000`),
+      ).toEqual(before)
+
+      const migrated = (await exportFile(zones.migrated!, 'format=curl')).text
+      expect(migrated).toContain('/rulesets/phases/http_request_firewall_managed/entrypoint"')
+      expect(migrated).not.toContain('/firewall/waf/')
+      expect(migrated).not.toContain('waf_migration=')
     })
   },
 )
