@@ -1,5 +1,6 @@
 // A bundle as a Terraform file for the vendor's provider: `cloudflare_ruleset` for the zone's
-// entry points and custom rulesets, `cloudflare_filter` and `cloudflare_firewall_rule`, and for
+// entry points and custom rulesets, `cloudflare_filter`, `cloudflare_firewall_rule` and
+// `cloudflare_page_rule`, and for
 // a zone still on the previous product (provider 3.x) its `cloudflare_waf_*` settings. Each
 // resource comes with an import block naming the zone's existing resource, so that applying the
 // file to the production zone adopts what is there rather than creating it again (a second entry
@@ -97,6 +98,7 @@ class TerraformWriter {
     }
     for (const ruleset of rulesets) this.ruleset(ruleset)
     this.firewall()
+    this.pageRules()
     if (this.provider === 'v3') this.previousWaf()
     return hclFile(this.items)
   }
@@ -321,6 +323,30 @@ class TerraformWriter {
       ['ref', optionalText(rule.ref)],
       ['products', rule.products?.length ? rule.products : undefined],
     ]).map(([key, value]) => attribute(key, value))
+  }
+
+  /** Page rules: the API's list of actions is the provider's object of them, by id. */
+  private pageRules(): void {
+    for (const rule of this.bundle.page_rules) {
+      const [target] = rule.targets
+      const actions = Object.fromEntries(
+        rule.actions.map(({ id, value }) => [id, (value ?? true) as HclValue]),
+      )
+      const fields = defined([
+        ['zone_id', this.zoneId],
+        ['target', target?.constraint.value],
+        ['priority', rule.priority],
+        ['status', rule.status],
+      ]).map(([key, value]) => attribute(key, value))
+      this.resource(
+        'cloudflare_page_rule',
+        this.names.name('cloudflare_page_rule', target?.constraint.value),
+        this.nested
+          ? [...fields, block('actions', [], this.blocks(actions))]
+          : [...fields, attribute('actions', actions)],
+        `${this.zoneId}/${rule.id}`,
+      )
+    }
   }
 
   /** The previous product (provider 3.x): packages, the modes that differ, URI overrides. */

@@ -436,9 +436,21 @@ describe('export as Terraform', () => {
     expect(Object.values(resources(hcl, 'cloudflare_firewall_rule'))).toMatchObject([
       { action: 'bypass', products: ['waf'] },
     ])
-    // v5 of the same zone carries its firewall rules but not the previous product.
+    expect(Object.values(resources(hcl, 'cloudflare_page_rule'))).toEqual([
+      {
+        zone_id: zone,
+        target: 'legacy.example/static/*',
+        priority: 1,
+        status: 'active',
+        actions: [{ disable_security: true }],
+      },
+    ])
+    // v5 of the same zone carries its firewall and page rules but not the previous product.
     const v5 = await parsedTerraform(zone, 'v5')
     expect(v5.hcl.resource.cloudflare_waf_package).toBeUndefined()
+    expect(Object.values(resources(v5.hcl, 'cloudflare_page_rule'))).toMatchObject([
+      { target: 'legacy.example/static/*', actions: { disable_security: true } },
+    ])
   })
 
   it('writes every fixture zone, mid-migration and migrated too, canonical and parseable', async () => {
