@@ -1,11 +1,11 @@
 // A bundle as a Terraform file for the vendor's provider: `cloudflare_ruleset` for the zone's
 // entry points and custom rulesets, `cloudflare_filter`, `cloudflare_firewall_rule` and
-// `cloudflare_page_rule`, and for
-// a zone still on the previous product (provider 3.x) its `cloudflare_waf_*` settings. Each
-// resource comes with an import block naming the zone's existing resource, so that applying the
-// file to the production zone adopts what is there rather than creating it again (a second entry
-// point is refused with 20217). Schemas: https://registry.terraform.io/providers/cloudflare/cloudflare/latest/docs
-// (v5), the provider's v4.52 and v3.35 docs for the older ones.
+// `cloudflare_page_rule`, and for a zone still on the previous product (provider 3.x) its
+// `cloudflare_waf_*` settings. Each resource comes with an import block naming the zone's
+// existing resource, so that applying the file to the production zone adopts what is there
+// rather than creating it again (a second entry point is refused with 20217). Schemas:
+// https://registry.terraform.io/providers/cloudflare/cloudflare/latest/docs (v5), and the
+// provider's docs at its tags v4.52.8 and v3.35.0 for the older ones.
 
 import type {
   BundleFilter,
@@ -30,8 +30,6 @@ import {
 
 export const TERRAFORM_PROVIDERS = ['v5', 'v4', 'v3'] as const
 export type TerraformProvider = (typeof TERRAFORM_PROVIDERS)[number]
-
-type Json = string | number | boolean | null | Json[] | { [key: string]: Json }
 
 /** Resource names: Terraform identifiers made from what a resource is called, unique in the file. */
 class ResourceNames {
@@ -59,7 +57,7 @@ class ResourceNames {
 const importBlock = (type: string, name: string, id: string) =>
   block('import', [], [attribute('to', new HclExpression(`${type}.${name}`)), attribute('id', id)])
 
-/** `value` without its undefined entries, so that absent fields are not written. */
+/** The entries whose value is defined, so that absent fields are not written. */
 const defined = (entries: [string, HclValue | undefined][]): [string, HclValue][] =>
   entries.filter((entry): entry is [string, HclValue] => entry[1] !== undefined)
 
@@ -86,6 +84,7 @@ class TerraformWriter {
 
   write(): string {
     this.header()
+    // Custom rulesets first: the entry points that execute them refer to them.
     const rulesets = [...this.bundle.rulesets].sort(
       (a, b) => Number(a.kind === 'zone') - Number(b.kind === 'zone'),
     )
@@ -184,7 +183,7 @@ class TerraformWriter {
       ['action', fields.action],
       [
         'action_parameters',
-        parameters === undefined ? undefined : this.parameters(rule.action, parameters as Json),
+        parameters === undefined ? undefined : this.parameters(rule.action, parameters),
       ],
       ['enabled', fields.enabled],
       ['logging', fields.logging],
@@ -194,8 +193,9 @@ class TerraformWriter {
     return Object.fromEntries(entries)
   }
 
-  private parameters(action: string, parameters: Json): HclValue {
-    const { id, rules, ...rest } = parameters as { [key: string]: Json }
+  /** `action_parameters`, JSON as the API holds it, with executed custom rulesets by reference. */
+  private parameters(action: string, parameters: Record<string, unknown>): HclValue {
+    const { id, rules, ...rest } = parameters
     const entries: [string, HclValue | undefined][] = [
       [
         'id',
@@ -279,11 +279,12 @@ class TerraformWriter {
       this.items.push(
         comment(
           [
-            "The provider's v5 cloudflare_firewall_rule takes only an action mode (its schema lists",
-            "simulate, ban, challenge, js_challenge and managed_challenge) and a filter: a rule's",
-            'description, priority, paused state and products are read-only there (see',
+            "The provider's v5 cloudflare_firewall_rule takes only an action mode and a filter. Its",
+            'schema lists simulate, ban, challenge, js_challenge and managed_challenge as modes, so',
+            'it refuses a block, allow, log or bypass rule, and holds description, priority, paused',
+            'and products read-only (see',
             'https://registry.terraform.io/providers/cloudflare/cloudflare/latest/docs/resources/firewall_rule).',
-            'Imported, each rule keeps them as the zone has them; provider=v4 writes them all.',
+            'provider=v4 writes every field; in v5, custom rules in a cloudflare_ruleset replace these.',
           ].join('\n'),
         ),
       )
