@@ -96,14 +96,18 @@ class ScriptWriter {
       '#!/usr/bin/env bash',
       `# Zone ${name} (${id}) as exported by Zone Workbench: its rulesets, filters, firewall rules,`,
       "# page rules and previous-WAF settings, made through the vendor's API in the zone",
-      '# CLOUDFLARE_ZONE_ID. Each resource is',
-      '# looked up first and written only where it differs, so running it again changes nothing;',
-      '# it creates and updates, and deletes nothing. It needs bash, curl and jq.',
+      '# CLOUDFLARE_ZONE_ID. Each resource is looked up first and written only where it differs,',
+      '# so running it again changes nothing; it creates and updates, and deletes nothing. It',
+      '# needs bash, curl and jq.',
       `#   CLOUDFLARE_BASE_URL   the API (default ${DEFAULT_BASE_URL})`,
       '#   CLOUDFLARE_API_TOKEN  an API token that can edit the zone',
       '#   CLOUDFLARE_ZONE_ID    the zone to configure',
       PRELUDE,
     )
+    // The previous product first: a migration that the entry points begin starts from it. Once
+    // a zone has migrated, that product's API answers 10400: nothing of it to make.
+    const { previous_waf: waf, waf_migration: migration } = this.bundle
+    if (waf !== undefined && migration?.migration_state !== 'completed') this.previousWaf(waf)
     const custom = this.bundle.rulesets.filter((ruleset) => ruleset.kind === 'custom')
     const entryPoints = this.bundle.rulesets.filter((ruleset) => ruleset.kind === 'zone')
     if (this.bundle.rulesets.length > 0) {
@@ -114,9 +118,6 @@ class ScriptWriter {
     this.filters(this.bundle.filters)
     this.firewallRules(this.bundle.firewall_rules)
     this.pageRules()
-    // Once a zone has migrated, the previous product's API answers 10400: nothing to make.
-    const { previous_waf: waf, waf_migration: migration } = this.bundle
-    if (waf !== undefined && migration?.migration_state !== 'completed') this.previousWaf(waf)
     this.lines.push('echo "Zone $ZONE configured."')
     return `${this.lines.join('\n')}\n`
   }
