@@ -1,6 +1,7 @@
 // /workbench/v1: a zone's configuration as a bundle (src-shared/api/bundle.ts). Export answers
-// the file itself, to be saved as it comes; import takes one and creates or replaces the zone it
-// names, `?dry_run=true` answering the changes without writing them.
+// the file itself, to be saved as it comes: the bundle, or made from it a Terraform file
+// (bundles/terraform.ts) or a curl script (bundles/curl.ts); import takes a bundle and creates or
+// replaces the zone it names, `?dry_run=true` answering the changes without writing them.
 
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
