@@ -41,18 +41,20 @@ function compressionLevel(differenceBytes: number): number {
   return differenceBytes <= COMPRESSED_DIFFERENCE_BYTES ? 1 : 0
 }
 
+/**
+ * zlib's output chunk for a stream of `inputBytes`: one chunk holds even an uncompressed stream
+ * (5 bytes of header per 64 KiB block), so that zlib does not gather a large record's output from
+ * 16 KiB pieces.
+ */
+function outputChunkBytes(inputBytes: number): number {
+  return Math.max(16 << 10, inputBytes + 5 * Math.ceil(inputBytes / 0xffff) + 64)
+}
+
 /** `buffer`'s 4-byte words, in place when it is aligned for them. */
 function wordsOf(buffer: Buffer): Int32Array {
   return buffer.byteOffset % 4 === 0
     ? new Int32Array(buffer.buffer, buffer.byteOffset, buffer.length >> 2)
     : new Int32Array(new Uint8Array(buffer).buffer, 0, buffer.length >> 2)
-}
-
-let zeros = new Int32Array(0)
-
-function zeroWords(count: number): Int32Array {
-  if (zeros.length !== count) zeros = new Int32Array(count)
-  return zeros
 }
 
 function writeVarint(out: Buffer, at: number, value: number): number {
@@ -67,13 +69,33 @@ function writeVarint(out: Buffer, at: number, value: number): number {
 }
 
 /**
- * Writes the runs where `image` differs from `reference` (zeros when null) to `out` at `at`, and
- * the end of the page; returns where it stopped.
+ * Writes a page stored as its image: one run from its first non-zero word to its last, which
+ * costs a copy. (A B-tree page's free space, zeros in its middle, is left to deflate.)
  */
-function writeDifference(out: Buffer, at: number, image: Buffer, reference: Buffer | null): number {
+function writeImage(out: Buffer, at: number, image: Buffer): number {
+  const words = wordsOf(image)
+  let first = 0
+  while (first < words.length && words[first] === 0) first++
+  let last = words.length
+  while (last > first && words[last - 1] === 0) last--
+  let end = at
+  if (last > first) {
+    end = writeVarint(out, end, first)
+    end = writeVarint(out, end, last - first)
+    end += image.copy(out, end, first * 4, last * 4)
+  }
+  end = writeVarint(out, end, 0)
+  return writeVarint(out, end, 0)
+}
+
+/**
+ * Writes the runs where `image` differs from `reference`, XORed, to `out` at `at`, and the end of
+ * the page; returns where it stopped.
+ */
+function writeDifference(out: Buffer, at: number, image: Buffer, reference: Buffer): number {
   const imageWords = wordsOf(image)
   const count = imageWords.length
-  const referenceWords = reference === null ? zeroWords(count) : wordsOf(reference)
+  const referenceWords = wordsOf(reference)
   let end = at
   let covered = 0
   let i = 0
@@ -93,10 +115,8 @@ function writeDifference(out: Buffer, at: number, image: Buffer, reference: Buff
     }
     end = writeVarint(out, end, start - covered)
     end = writeVarint(out, end, runEnd - start)
-    if (reference === null) end += image.copy(out, end, start * 4, runEnd * 4)
-    else
-      for (let byte = start * 4; byte < runEnd * 4; byte++)
-        out[end++] = (image[byte] ?? 0) ^ (reference[byte] ?? 0)
+    for (let byte = start * 4; byte < runEnd * 4; byte++)
+      out[end++] = (image[byte] ?? 0) ^ (reference[byte] ?? 0)
     covered = runEnd
   }
   end = writeVarint(out, end, 0)
@@ -185,7 +205,10 @@ export function encodePages(
       before.set(page.pageNumber, known)
     }
     forms.push(known === null ? PAGE_FORM_IMAGE : PAGE_FORM_XOR)
-    end = writeDifference(differences, end, page.data, known)
+    end =
+      known === null
+        ? writeImage(differences, end, page.data)
+        : writeDifference(differences, end, page.data, known)
     pageNumbers.push(page.pageNumber)
     inRecord.set(page.pageNumber, page.data)
     written(page)
@@ -200,7 +223,10 @@ export function encodePages(
   return {
     pageNumbers,
     forms,
-    stream: deflateRawSync(differences.subarray(0, end), withDictionary({ level }, dictionary)),
+    stream: deflateRawSync(
+      differences.subarray(0, end),
+      withDictionary({ level, chunkSize: outputChunkBytes(end) }, dictionary),
+    ),
   }
 }
 
