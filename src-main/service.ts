@@ -191,6 +191,11 @@ export async function createService(options: ServiceOptions): Promise<Service> {
         },
         ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
       })
+      const type = String(response.headers['content-type'] ?? '')
+      const isFile =
+        String(response.headers['content-disposition'] ?? '').startsWith('attachment') ||
+        (response.body !== '' && !type.startsWith('application/json'))
+      if (isFile) return { status: response.statusCode, body: null, text: response.body }
       return {
         status: response.statusCode,
         body: response.body === '' ? null : (response.json() as ApiAnswer['body']),

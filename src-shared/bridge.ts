@@ -68,8 +68,13 @@ export interface ObjectQueryResult {
 /** What `callApi` answers: the HTTP status and the envelope, exactly as the API sent them. */
 export interface ApiAnswer {
   status: number
-  /** null for the API's empty answers (204) */
+  /** null for the API's empty answers (204) and for files (see `text`) */
   body: Envelope<unknown> | null
+  /**
+   * The answer's text when it is a file rather than an envelope (an attachment, or any type but
+   * JSON: an export, an NDJSON stream), byte for byte as the API sent it.
+   */
+  text?: string
 }
 
 export const API_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
