@@ -3,26 +3,11 @@
 // list is never counted twice, and once acknowledged it stays.
 
 import { createHash } from 'node:crypto'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  KILLS,
-  bundleChild,
-  cleanUp,
-  newDataDir,
-  randomDelay,
-  report,
-  startChild,
-  stop,
-  stormUntilKilled,
-  type Child,
-} from './harness'
+import { describe, expect, it } from 'vitest'
+import { KILLS, crashSuite, killRounds, newDataDir, report, type Child } from './harness'
 import { CRASH_CREDENTIALS } from './credentials'
 
-let bundle: string
-beforeAll(async () => {
-  bundle = await bundleChild()
-})
-afterAll(cleanUp)
+const bundle = crashSuite()
 
 const LINES = 30_000
 const LIST = Array.from(
@@ -52,43 +37,43 @@ describe('credential imports survive SIGKILL', () => {
       let baseline: number | undefined
       let acknowledged = false
       let uploads = 0
+      let inFlight = false
       let killedMidUpload = 0
-      for (let round = 0; ; round++) {
-        const child = await startChild(bundle, dataDir)
-        const db = await database(child)
-        baseline ??= db.pair
-        const list = db.lists.filter((l) => l.name === 'crash-list')
-        expect(list.length).toBeLessThanOrEqual(1)
-        if (acknowledged) expect(list).toHaveLength(1)
-        if (list.length === 1) expect(list[0]!.hashes).toBe(LINES)
-        expect(db.pair).toBe(baseline + (list.length === 1 ? LINES : 0))
-        if (round === KILLS) {
-          await stop(child)
-          break
-        }
-        let inFlight = false
-        const upload = async () => {
-          inFlight = true
-          const response = await fetch(
-            `${child.origin}/workbench/v1/credentials/import?kind=pair&name=crash-list`,
-            {
-              method: 'POST',
-              headers: {
-                authorization: `Bearer ${CRASH_CREDENTIALS.apiToken}`,
-                'content-type': 'text/plain',
-              },
-              body: LIST,
-            },
-          )
+      await killRounds(bundle(), dataDir, {
+        delay: [100, 1_500],
+        async check(child) {
+          if (inFlight) killedMidUpload++
           inFlight = false
-          if (response.status === 200) {
-            acknowledged = true
-            uploads++
-          }
-        }
-        await stormUntilKilled(child, randomDelay(100, 1_500), [upload])
-        if (inFlight) killedMidUpload++
-      }
+          const db = await database(child)
+          baseline ??= db.pair
+          const list = db.lists.filter((l) => l.name === 'crash-list')
+          expect(list.length).toBeLessThanOrEqual(1)
+          if (acknowledged) expect(list).toHaveLength(1)
+          if (list.length === 1) expect(list[0]!.hashes).toBe(LINES)
+          expect(db.pair).toBe(baseline + (list.length === 1 ? LINES : 0))
+        },
+        clients: (child) => [
+          async () => {
+            inFlight = true
+            const response = await fetch(
+              `${child.origin}/workbench/v1/credentials/import?kind=pair&name=crash-list`,
+              {
+                method: 'POST',
+                headers: {
+                  authorization: `Bearer ${CRASH_CREDENTIALS.apiToken}`,
+                  'content-type': 'text/plain',
+                },
+                body: LIST,
+              },
+            )
+            inFlight = false
+            if (response.status === 200) {
+              acknowledged = true
+              uploads++
+            }
+          },
+        ],
+      })
       report('credential import', {
         kills: KILLS,
         'kills during an upload': killedMidUpload,

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { build } from 'esbuild'
-import { expect } from 'vitest'
+import { afterAll, beforeAll, expect } from 'vitest'
 import { CRASH_CREDENTIALS } from './credentials'
 
 export const KILLS = Number(process.env.CRASH_KILLS ?? 10)
@@ -27,6 +27,54 @@ export function newDataDir(): string {
 /** Removes the data dirs and the bundle this file's tests made. */
 export function cleanUp(): void {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true })
+}
+
+/**
+ * A crash test file's set-up: the child is bundled once before its tests, and what they made is
+ * removed after. Answers the bundle's path, for once the tests run.
+ */
+export function crashSuite(): () => string {
+  let bundle: string | undefined
+  beforeAll(async () => {
+    bundle = await bundleChild()
+  })
+  afterAll(cleanUp)
+  return () => {
+    if (bundle === undefined) throw new Error('the child is bundled before the tests run')
+    return bundle
+  }
+}
+
+export interface KillRounds {
+  /** what must hold at each start (after its start-up check), before the next storm */
+  check(child: Child, round: number): Promise<void>
+  /** the clients of a round's storm, each one step of its loop */
+  clients(child: Child): (() => Promise<void>)[]
+  /** how long a storm runs before its kill, at random between the two, in ms */
+  delay?: [number, number]
+}
+
+/**
+ * The suite's loop: KILLS times, a start, its check and a storm ended by SIGKILL; then a last start
+ * and check, and an ordinary stop. Answers how many repairs the starts made.
+ */
+export async function killRounds(
+  bundle: string,
+  dataDir: string,
+  rounds: KillRounds,
+): Promise<number> {
+  const [min, max] = rounds.delay ?? [50, 800]
+  let repairs = 0
+  for (let round = 0; ; round++) {
+    const child = await startChild(bundle, dataDir)
+    repairs += child.repairs.length
+    await rounds.check(child, round)
+    if (round === KILLS) {
+      await stop(child)
+      return repairs
+    }
+    await stormUntilKilled(child, randomDelay(min, max), rounds.clients(child))
+  }
 }
 
 /** Bundles the child; the bundle sits under the repository so that its packages and resources resolve. */

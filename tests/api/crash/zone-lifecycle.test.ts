@@ -5,31 +5,25 @@
 import Database from 'better-sqlite3'
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   KILLS,
-  bundleChild,
-  cleanUp,
-  newDataDir,
   call,
+  crashSuite,
   expectConsistent,
   kill,
+  killRounds,
   launch,
+  newDataDir,
   randomDelay,
   report,
   startChild,
   stop,
-  stormUntilKilled,
   type Child,
 } from './harness'
 import { CRASH_CREDENTIALS } from './credentials'
 
-let bundle: string
-beforeAll(async () => {
-  bundle = await bundleChild()
-})
-afterAll(cleanUp)
-
+const bundle = crashSuite()
 const TIMEOUT = 60_000 + KILLS * 4_000
 
 describe('zone changes survive SIGKILL', () => {
@@ -41,26 +35,23 @@ describe('zone changes survive SIGKILL', () => {
       const attempted = new Set<string>()
       const acknowledged = new Set<string>()
       let next = 0
-      let repairs = 0
-      for (let round = 0; ; round++) {
-        const child = await startChild(bundle, dataDir)
-        repairs += child.repairs.length
-        const names = new Set((await expectConsistent(child, dataDir)).map((z) => z.name))
-        for (const name of acknowledged)
-          expect(names.has(name), `${name} was acknowledged`).toBe(true)
-        for (const name of names) expect(attempted.has(name)).toBe(true)
-        if (round === KILLS) {
-          await stop(child)
-          break
-        }
-        const create = async () => {
-          const name = `c${next++}.example`
-          attempted.add(name)
-          const answer = await call(child.api, '/zones', { json: { name } })
-          if (answer.status === 200) acknowledged.add(name)
-        }
-        await stormUntilKilled(child, randomDelay(50, 800), [create, create, create, create])
-      }
+      const repairs = await killRounds(bundle(), dataDir, {
+        async check(child) {
+          const names = new Set((await expectConsistent(child, dataDir)).map((z) => z.name))
+          for (const name of acknowledged)
+            expect(names.has(name), `${name} was acknowledged`).toBe(true)
+          for (const name of names) expect(attempted.has(name)).toBe(true)
+        },
+        clients(child) {
+          const create = async () => {
+            const name = `c${next++}.example`
+            attempted.add(name)
+            const answer = await call(child.api, '/zones', { json: { name } })
+            if (answer.status === 200) acknowledged.add(name)
+          }
+          return [create, create, create, create]
+        },
+      })
       report('create', { kills: KILLS, 'acknowledged creates': acknowledged.size, repairs })
     },
   )
@@ -71,39 +62,33 @@ describe('zone changes survive SIGKILL', () => {
     const deleting = new Set<string>()
     const deleted = new Set<string>()
     let next = 0
-    let repairs = 0
-    for (let round = 0; ; round++) {
-      const child = await startChild(bundle, dataDir)
-      repairs += child.repairs.length
-      const names = new Set((await expectConsistent(child, dataDir)).map((z) => z.name))
-      for (const name of deleted) expect(names.has(name), `${name} was deleted`).toBe(false)
-      for (const name of created) {
-        if (!deleting.has(name)) expect(names.has(name), `${name} was created`).toBe(true)
-      }
-      if (round === KILLS) {
-        await stop(child)
-        break
-      }
-      const createThenDelete = async () => {
-        const name = `d${next++}.example`
-        const answer = await call(child.api, '/zones', { json: { name } })
-        if (answer.status !== 200) return
-        created.add(name)
-        // A simulation gives the zone an event log, which its deletion must take with it.
-        await call(child.origin, `/workbench/v1/zones/${answer.body.result.id}/simulate`, {
-          json: { method: 'GET', url: `https://${name}/?q=%27%20OR%201=1--` },
-        })
-        deleting.add(name)
-        const gone = await call(child.api, `/zones/${answer.body.result.id}`, { method: 'DELETE' })
-        expect(gone.status).toBe(200)
-        deleted.add(name)
-      }
-      await stormUntilKilled(child, randomDelay(50, 800), [
-        createThenDelete,
-        createThenDelete,
-        createThenDelete,
-      ])
-    }
+    const repairs = await killRounds(bundle(), dataDir, {
+      async check(child) {
+        const names = new Set((await expectConsistent(child, dataDir)).map((z) => z.name))
+        for (const name of deleted) expect(names.has(name), `${name} was deleted`).toBe(false)
+        for (const name of created) {
+          if (!deleting.has(name)) expect(names.has(name), `${name} was created`).toBe(true)
+        }
+      },
+      clients(child) {
+        const createThenDelete = async () => {
+          const name = `d${next++}.example`
+          const answer = await call(child.api, '/zones', { json: { name } })
+          if (answer.status !== 200) return
+          created.add(name)
+          const id = answer.body.result.id
+          // A simulation gives the zone an event log, which its deletion must take with it.
+          await call(child.origin, `/workbench/v1/zones/${id}/simulate`, {
+            json: { method: 'GET', url: `https://${name}/?q=%27%20OR%201=1--` },
+          })
+          deleting.add(name)
+          const gone = await call(child.api, `/zones/${id}`, { method: 'DELETE' })
+          expect(gone.status).toBe(200)
+          deleted.add(name)
+        }
+        return [createThenDelete, createThenDelete, createThenDelete]
+      },
+    })
     report('delete', { kills: KILLS, 'acknowledged deletes': deleted.size, repairs })
   })
 
@@ -117,33 +102,31 @@ describe('zone changes survive SIGKILL', () => {
       const attempted = new Set<string>()
       const acknowledged = new Set<string>()
       let next = 0
-      let repairs = 0
-      for (let round = 0; ; round++) {
-        const child = await startChild(bundle, dataDir)
-        repairs += child.repairs.length
-        if (round === 0) template = await bundleWithRules(child, RULES)
-        const zones = await expectConsistent(child, dataDir)
-        const names = new Set(zones.map((z) => z.name))
-        for (const name of acknowledged) expect(names.has(name), `${name} was imported`).toBe(true)
-        for (const zone of zones.filter((z) => attempted.has(z.name))) {
-          const rules = await call(child.api, `/zones/${zone.id}/firewall/rules?per_page=100`)
-          expect(rules.body.result, `${zone.name} holds the whole bundle`).toHaveLength(RULES)
-        }
-        if (round === KILLS) {
-          await stop(child)
-          break
-        }
-        const importOne = async () => {
-          const name = `b${next++}.example`
-          attempted.add(name)
-          const id = (next * 7919).toString(16).padStart(32, '0')
-          const answer = await call(child.origin, '/workbench/v1/zones/import', {
-            json: { ...template, zone: { ...template.zone, id, name } },
-          })
-          if (answer.status === 200) acknowledged.add(name)
-        }
-        await stormUntilKilled(child, randomDelay(50, 800), [importOne, importOne])
-      }
+      const repairs = await killRounds(bundle(), dataDir, {
+        async check(child, round) {
+          if (round === 0) template = await bundleWithRules(child, RULES)
+          const zones = await expectConsistent(child, dataDir)
+          const names = new Set(zones.map((z) => z.name))
+          for (const name of acknowledged)
+            expect(names.has(name), `${name} was imported`).toBe(true)
+          for (const zone of zones.filter((z) => attempted.has(z.name))) {
+            const rules = await call(child.api, `/zones/${zone.id}/firewall/rules?per_page=100`)
+            expect(rules.body.result, `${zone.name} holds the whole bundle`).toHaveLength(RULES)
+          }
+        },
+        clients(child) {
+          const importOne = async () => {
+            const name = `b${next++}.example`
+            attempted.add(name)
+            const id = (next * 7919).toString(16).padStart(32, '0')
+            const answer = await call(child.origin, '/workbench/v1/zones/import', {
+              json: { ...template, zone: { ...template.zone, id, name } },
+            })
+            if (answer.status === 200) acknowledged.add(name)
+          }
+          return [importOne, importOne]
+        },
+      })
       report('bundle import', { kills: KILLS, 'acknowledged imports': acknowledged.size, repairs })
     },
   )
@@ -161,11 +144,11 @@ describe('zone changes survive SIGKILL', () => {
         // Two starts killed at random points of the start-up (the import runs in it), then one
         // that runs to the end.
         for (let attempt = 0; attempt < 2 && kills < KILLS; attempt++, kills++) {
-          const starting = launch(bundle, dataDir)
+          const starting = launch(bundle(), dataDir)
           await new Promise((resolve) => setTimeout(resolve, randomDelay(150, 900)))
           await kill(starting)
         }
-        const child = await startChild(bundle, dataDir)
+        const child = await startChild(bundle(), dataDir)
         repairs += child.repairs.length
         const zones = await expectConsistent(child, dataDir)
         expect(zones.map((z) => z.name).sort()).toEqual(
@@ -196,7 +179,6 @@ async function bundleWithRules(child: Child, count: number): Promise<any> {
   })
   return exported.json()
 }
-
 /** A data dir as the version before zones became objects left it: `account.sqlite`. */
 function writeLegacyAccount(dataDir: string, count: number): void {
   mkdirSync(dataDir, { recursive: true })
