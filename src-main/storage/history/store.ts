@@ -240,7 +240,9 @@ export class HistoryStore {
         head = point
       }
       // one write for the whole batch: a torn tail is cut off at the next scan, record by record
-      this.append(Buffer.concat(records))
+      // (a lone record, often a large transaction's, is written without copying it)
+      const [first, ...more] = records
+      this.append(first !== undefined && more.length === 0 ? first : Buffer.concat(records))
       references.keepWritten()
     } catch (error) {
       // the references took in images the log may not hold
