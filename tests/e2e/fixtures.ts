@@ -13,7 +13,7 @@ export interface Workbench {
   token: string
 }
 
-async function startHeadless(
+export async function startHeadless(
   dataDir: string,
   env: Record<string, string>,
 ): Promise<{ child: ChildProcess; workbench: Workbench }> {

@@ -36,6 +36,17 @@ async function request<T>(
   return { result: answer.body.result as T, resultInfo: answer.body.result_info }
 }
 
+/**
+ * The text of a file the API answers (an export, an NDJSON stream); a refusal throws. A stream
+ * with nothing to report answers its envelope alone, which comes back as that envelope's JSON.
+ */
+async function requestText(method: Method, path: string, body?: unknown): Promise<string> {
+  const answer = await bridge.callApi({ method, path, body })
+  if (answer.text !== undefined) return answer.text
+  if (answer.body?.success) return JSON.stringify(answer.body)
+  throw new ApiCallError(answer.status, answer.body?.errors ?? [])
+}
+
 /** The vendor's API under /client/v4; paths are given without that prefix. */
 export const api = {
   get: async <T>(path: string): Promise<T> => (await request<T>('GET', `/client/v4${path}`)).result,
@@ -59,6 +70,11 @@ export const workbenchApi = {
     (await request<T>('POST', `/workbench/v1${path}`, body)).result,
   patch: async <T>(path: string, body: unknown): Promise<T> =>
     (await request<T>('PATCH', `/workbench/v1${path}`, body)).result,
+  /** A file the route answers instead of an envelope, as its text. */
+  getText: (path: string): Promise<string> => requestText('GET', `/workbench/v1${path}`),
+  /** A POST answered by a file or a stream (e.g. NDJSON progress), as its text. */
+  postText: (path: string, body: unknown): Promise<string> =>
+    requestText('POST', `/workbench/v1${path}`, body),
 }
 
 /** Every item of a page-numbered list, page by page. */

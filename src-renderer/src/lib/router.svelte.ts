@@ -10,6 +10,9 @@ export const SCREENS = [
   'events',
   'expressions',
   'history',
+  'export',
+  'import',
+  'production',
   'objects',
   'settings',
 ] as const
