@@ -4,8 +4,8 @@
 // events). Bytes on disk are everything the data dir holds (each object's database file, WAL and
 // history archive in `<file>.history/`), measured with the service closed so that the WAL is
 // checkpointed, before and after; the growth is divided by the number of changes. A history
-// archive keeps each commit's changed pages whole (src-main/storage/history/log.ts), so there a
-// commit costs its pages (4 KiB each), whatever the number of bytes that changed in them.
+// archive keeps each commit's changed pages as compressed differences from their previous images
+// (src-main/storage/history/page-codec.ts), so there a commit costs about what changed in them.
 
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
