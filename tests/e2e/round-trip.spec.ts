@@ -21,6 +21,10 @@ function apiOf(workbench: Workbench) {
   }
 }
 
+/** The address of one of the workbench's own routes. */
+const ownRoute = (workbench: Workbench, path: string) =>
+  `${workbench.api.replace(/\/client\/v4$/, '/workbench/v1')}${path}`
+
 /** A zone with a filter and the firewall rule using it; answers the zone's and the filter's ids. */
 async function zoneWithRule(workbench: Workbench, name: string) {
   const api = apiOf(workbench)
@@ -42,6 +46,29 @@ async function zoneWithRule(workbench: Workbench, name: string) {
 
 const shot = (page: Page, name: string) =>
   page.screenshot({ path: `test-results/e2e/${name}.png`, fullPage: false })
+
+/** Runs `use` with a second headless shell, the remote that plays production. */
+async function withRemote(use: (remote: Workbench) => Promise<void>): Promise<void> {
+  const remoteDir = mkdtempSync(join(tmpdir(), 'zw-e2e-remote-'))
+  const { child, workbench: remote } = await startHeadless(remoteDir, {})
+  try {
+    await use(remote)
+  } finally {
+    const exited = new Promise((resolve) => child.once('exit', resolve))
+    child.kill('SIGTERM')
+    await exited
+    rmSync(remoteDir, { recursive: true, force: true })
+  }
+}
+
+/** Fills the Production screen's remote form and pulls `zone` (a name or an id). */
+async function pull(page: Page, local: Workbench, remote: Workbench, zone: string) {
+  await page.goto(`${local.ui}#/production`)
+  await page.getByLabel('API base URL').fill(remote.api)
+  await page.getByLabel('API token').fill(remote.token)
+  await page.getByLabel('Remote zone (name or id)').fill(zone)
+  await page.getByRole('button', { name: 'Pull from remote' }).click()
+}
 
 test('export a zone: preview each format and save the file', async ({ page, workbench }) => {
   await zoneWithRule(workbench, 'export.example')
@@ -74,10 +101,9 @@ test('import a bundle: dry-run changes first, written when confirmed', async ({
 }) => {
   const api = apiOf(workbench)
   const { zoneId, filterId } = await zoneWithRule(workbench, 'import.example')
-  const response = await fetch(
-    `${workbench.api.replace('/client/v4', '/workbench/v1')}/zones/${zoneId}/export?format=bundle`,
-    { headers: { authorization: `Bearer ${workbench.token}` } },
-  )
+  const response = await fetch(ownRoute(workbench, `/zones/${zoneId}/export?format=bundle`), {
+    headers: { authorization: `Bearer ${workbench.token}` },
+  })
   const bundle = await response.json()
   // The bundle blocks a second address; the zone meanwhile gained a filter the bundle lacks.
   bundle.filters[0].expression = 'ip.src in {192.0.2.1 192.0.2.2}'
@@ -124,18 +150,12 @@ test('production: pull a remote zone, change it, plan and apply the change back'
   page,
   workbench,
 }) => {
-  const remoteDir = mkdtempSync(join(tmpdir(), 'zw-e2e-remote-'))
-  const { child, workbench: remote } = await startHeadless(remoteDir, {})
-  try {
+  await withRemote(async (remote) => {
     const remoteApi = apiOf(remote)
     const localApi = apiOf(workbench)
     const { zoneId, filterId } = await zoneWithRule(remote, 'prod.example')
 
-    await page.goto(`${workbench.ui}#/production`)
-    await page.getByLabel('API base URL').fill(remote.api)
-    await page.getByLabel('API token').fill(remote.token)
-    await page.getByLabel('Remote zone (name or id)').fill('prod.example')
-    await page.getByRole('button', { name: 'Pull from remote' }).click()
+    await pull(page, workbench, remote, 'prod.example')
     await expect(page.getByRole('status')).toContainText('Pulled prod.example')
     await expect(page.getByLabel('Zone', { exact: true })).toHaveValue(zoneId)
 
@@ -170,10 +190,49 @@ test('production: pull a remote zone, change it, plan and apply the change back'
 
     await page.getByRole('button', { name: 'Plan', exact: true }).click()
     await expect(page.getByRole('status')).toContainText('already matches')
-  } finally {
-    const exited = new Promise((resolve) => child.once('exit', resolve))
-    child.kill('SIGTERM')
-    await exited
-    rmSync(remoteDir, { recursive: true, force: true })
-  }
+  })
+})
+
+test('production: an apply the remote refuses midway says what ran, what failed and what did not', async ({
+  page,
+  workbench,
+}) => {
+  await withRemote(async (remote) => {
+    const { zoneId } = await zoneWithRule(remote, 'refusing.example')
+    await pull(page, workbench, remote, zoneId)
+    await expect(page.getByRole('status')).toContainText('Pulled refusing.example')
+
+    // Three new firewall rules here; the remote takes only one more (its rule quota).
+    await apiOf(workbench)(`/zones/${zoneId}/firewall/rules`, {
+      method: 'POST',
+      body: ['192.0.2.10', '192.0.2.11', '192.0.2.12'].map((address) => ({
+        action: 'block',
+        description: `block ${address}`,
+        filter: { expression: `ip.src eq ${address}` },
+      })),
+    })
+    await fetch(ownRoute(remote, `/zones/${zoneId}/firewall/settings`), {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${remote.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ rule_quota: 2 }),
+    })
+
+    await page.getByRole('button', { name: 'Plan', exact: true }).click()
+    await expect(
+      page.getByRole('list', { name: 'Planned changes' }).getByRole('listitem'),
+    ).toHaveCount(6)
+    await page.getByRole('button', { name: 'Apply to remote' }).click()
+    await page.getByRole('dialog').getByRole('button', { name: 'Apply' }).click()
+
+    const applied = page.getByRole('list', { name: 'Applied calls' }).getByRole('listitem')
+    const failed = applied.filter({ hasText: 'Failed' })
+    await expect(failed).toHaveCount(1)
+    await expect(failed).toContainText('(10017)')
+    await expect(failed).toContainText('HTTP 400')
+    await expect(applied.filter({ hasText: 'Not run' }).first()).toBeVisible()
+    await expect(page.getByRole('alert')).toBeVisible()
+    const done = await applied.filter({ hasText: /^\s*Done/ }).count()
+    await expect(page.getByRole('status')).toContainText(`${done} of 6 calls applied`)
+    await shot(page, 'round-trip-production-refused')
+  })
 })
