@@ -10,27 +10,27 @@ import { promisify } from 'node:util'
 import { format } from '@cdktf/hcl-tools'
 import { parse } from '@cdktf/hcl2json'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  CLOUDFLARE_SPECIALS,
+  EXPRESSIONS,
+  GENERAL,
+  OWASP,
+  OWASP_ANOMALY,
+  OWASP_GENERIC_ATTACKS,
+  OWASP_PACKAGE,
+  PUBLIC_KEY,
+  SWITCH_MS,
+  TRADITIONAL_PACKAGE,
+  managedZone,
+  migrationZone,
+  ok,
+  post,
+  previousZone,
+} from './fixtures-zones'
 import { CREDENTIALS, removeDataDir, startService, type Running } from './harness'
-
-const GENERAL = 'efb7b8c949ac4650a09736fc376e9aee'
-const OWASP = '4814384a9e5d4991b9815dcfc25d2f1f'
-const OWASP_ANOMALY = '6179ae15870a4bb7b2d480d4843b323c'
-const PUBLIC_KEY = 'Ycig/Zr/pZmklmFUN99nr+taURlYItL91g+NcHGYpB8='
-const TRADITIONAL_PACKAGE = '1e334934fd7ae32ad705667f8c1057aa'
-const OWASP_PACKAGE = 'c504870194831cd12c3fc0284f294abb'
-const OWASP_GENERIC_ATTACKS = '5461c3844f6b5597986ae41d052a7cbd'
-const CLOUDFLARE_SPECIALS = 'f90712123fb02287348dd34c0a282bb9'
-
-type Init = Parameters<Running['call']>[1]
-const post = (json: unknown): Init => ({ method: 'POST', json })
-const put = (json: unknown): Init => ({ method: 'PUT', json })
-const patch = (json: unknown): Init => ({ method: 'PATCH', json })
 
 let source: Running
 let target: Running
-
-/** A migration's switch-over, two minutes by default, completes within the test. */
-const SWITCH_MS = 200
 
 beforeAll(async () => {
   ;[source, target] = await Promise.all([
@@ -45,200 +45,11 @@ afterAll(async () => {
   }
 })
 
-async function ok(on: Running, path: string, init?: Init): Promise<any> {
-  const answer = await on.call(path, init)
-  expect(answer.status, `${path}: ${JSON.stringify(answer.body)}`).toBe(200)
-  return answer.body.result
-}
-
 async function exportFile(zone: string, query: string) {
   const response = await fetch(`${source.origin}/workbench/v1/zones/${zone}/export?${query}`, {
     headers: { authorization: `Bearer ${CREDENTIALS.apiToken}` },
   })
   return { status: response.status, headers: response.headers, text: await response.text() }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Fixture zones, built through the vendor's API
-
-const EXPRESSIONS = {
-  skip: 'http.request.uri.path eq "/api/upload" and http.request.method eq "POST"',
-  owasp: 'http.host eq "managed.example"',
-  admin: 'http.request.uri.path contains "/admin" and not ip.src in {192.0.2.0/24}',
-  templated: 'http.request.uri.query contains "${jndi" or http.user_agent contains "%{x}\\\\"',
-}
-
-/** Managed rulesets with overrides and a skip rule, a custom ruleset, filters, firewall rules. */
-async function managedZone(on: Running, name: string): Promise<string> {
-  const zone = (await ok(on, '/zones', post({ name, plan: 'enterprise' }))).id
-  const custom = await ok(
-    on,
-    `/zones/${zone}/rulesets`,
-    post({
-      name: 'API hardening',
-      kind: 'custom',
-      phase: 'http_request_firewall_custom',
-      description: 'custom rules',
-      rules: [
-        {
-          action: 'block',
-          expression: EXPRESSIONS.admin,
-          description: 'admin from the office only',
-          ref: 'admin-office',
-        },
-        { action: 'log', expression: EXPRESSIONS.templated, enabled: false },
-      ],
-    }),
-  )
-  await ok(
-    on,
-    `/zones/${zone}/rulesets/phases/http_request_firewall_custom/entrypoint`,
-    put({
-      rules: [
-        {
-          action: 'execute',
-          expression: 'true',
-          description: 'the custom ruleset',
-          action_parameters: { id: custom.id },
-        },
-      ],
-    }),
-  )
-  await ok(
-    on,
-    `/zones/${zone}/rulesets/phases/http_request_firewall_managed/entrypoint`,
-    put({
-      rules: [
-        {
-          action: 'skip',
-          expression: EXPRESSIONS.skip,
-          description: 'uploads skip the anomaly score',
-          action_parameters: { rules: { [OWASP]: [OWASP_ANOMALY] } },
-          logging: { enabled: true },
-        },
-        {
-          action: 'execute',
-          expression: 'true',
-          description: 'general',
-          action_parameters: {
-            id: GENERAL,
-            overrides: {
-              categories: [{ category: 'joomla', action: 'block', enabled: true }],
-            },
-          },
-        },
-        {
-          action: 'execute',
-          expression: EXPRESSIONS.owasp,
-          action_parameters: {
-            id: OWASP,
-            matched_data: { public_key: PUBLIC_KEY },
-            overrides: {
-              categories: [{ category: 'paranoia-level-3', enabled: false }],
-              rules: [{ id: OWASP_ANOMALY, score_threshold: 60, action: 'managed_challenge' }],
-            },
-          },
-        },
-      ],
-    }),
-  )
-  const filters = await ok(
-    on,
-    `/zones/${zone}/filters`,
-    post([
-      { expression: 'ip.src eq 198.51.100.7', description: 'scanner' },
-      { expression: 'http.request.uri.path eq "/health"', paused: true, ref: 'health' },
-      { expression: 'http.user_agent contains "curl"' },
-      { expression: 'ip.src eq 203.0.113.9', description: 'unused' },
-    ]),
-  )
-  await ok(
-    on,
-    `/zones/${zone}/firewall/rules`,
-    post([
-      { action: 'block', priority: 1, filter: { id: filters[0].id }, description: 'scanner' },
-      { action: 'bypass', products: ['waf'], filter: { id: filters[1].id }, paused: true },
-      { action: 'log', priority: 5, filter: { id: filters[2].id }, ref: 'curl' },
-    ]),
-  )
-  return zone
-}
-
-/** A zone on the previous product: package settings, group and rule modes, a URI override. */
-async function previousZone(on: Running, name: string): Promise<string> {
-  const zone = (await ok(on, '/zones', post({ name, plan: 'business', waf_product: 'previous' })))
-    .id
-  const waf = `/zones/${zone}/firewall/waf`
-  await ok(
-    on,
-    `${waf}/packages/${OWASP_PACKAGE}`,
-    patch({ sensitivity: 'low', action_mode: 'block' }),
-  )
-  await ok(
-    on,
-    `${waf}/packages/${OWASP_PACKAGE}/groups/${OWASP_GENERIC_ATTACKS}`,
-    patch({ mode: 'off' }),
-  )
-  const [rule] = await ok(on, `${waf}/packages/${TRADITIONAL_PACKAGE}/rules?per_page=5`)
-  const mode = rule.allowed_modes.find((m: string) => m !== rule.mode && m !== 'default')
-  await ok(on, `${waf}/packages/${TRADITIONAL_PACKAGE}/rules/${rule.id}`, patch({ mode }))
-  await ok(
-    on,
-    `${waf}/overrides`,
-    post({
-      urls: [`${name}/api/*`],
-      rules: { [rule.id]: 'simulate' },
-      groups: { [CLOUDFLARE_SPECIALS]: 'disable' },
-      rewrite_action: { block: 'challenge' },
-      description: 'API',
-      priority: 2,
-    }),
-  )
-  await ok(on, `/zones/${zone}/settings/waf`, patch({ value: 'off' }))
-  await ok(
-    on,
-    `/zones/${zone}/pagerules`,
-    post({
-      targets: [{ target: 'url', constraint: { operator: 'matches', value: `${name}/static/*` } }],
-      actions: [{ id: 'disable_security' }],
-      priority: 1,
-      status: 'active',
-    }),
-  )
-  const [filter] = await ok(
-    on,
-    `/zones/${zone}/filters`,
-    post([{ expression: 'http.request.uri.path eq "/legacy"' }]),
-  )
-  await ok(
-    on,
-    `/zones/${zone}/firewall/rules`,
-    post([{ action: 'bypass', products: ['waf'], filter: { id: filter.id } }]),
-  )
-  return zone
-}
-
-/** A zone on the previous product whose migration is in validation, or completed. */
-async function migrationZone(
-  on: Running,
-  name: string,
-  mode: 'validation' | 'pending',
-): Promise<string> {
-  const zone = (await ok(on, '/zones', post({ name, plan: 'enterprise', waf_product: 'previous' })))
-    .id
-  const config = await ok(on, `/zones/${zone}/waf_migration/config?phase_two=1`)
-  await ok(
-    on,
-    `/zones/${zone}/rulesets/phases/http_request_firewall_managed/entrypoint?waf_migration=${mode}&phase_two=1`,
-    put(config),
-  )
-  while (
-    mode === 'pending' &&
-    (await ok(on, `/zones/${zone}/waf_migration/status`)).migration_state !== 'completed'
-  ) {
-    await new Promise((resolve) => setTimeout(resolve, SWITCH_MS / 4))
-  }
-  return zone
 }
 
 // ---------------------------------------------------------------------------------------------
