@@ -36,6 +36,7 @@ import { ObjectInspector } from './zones/inspector'
 import { openZoneObjects, ZoneRegistry } from './zones/registry'
 import { ZoneEvents } from './zones/zone-events'
 import { generateApiKey, generateApiToken } from './preferences'
+import { markRunning } from './running-service'
 
 export const VERSION = '0.1.0'
 
@@ -111,6 +112,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   if (!LOOPBACK_ADDRESSES.has(host)) {
     throw new Error(`Refusing to listen on ${host}: the workbench binds loopback addresses only`)
   }
+  const running = markRunning(options.dataDir)
   const objects = openZoneObjects(options.dataDir)
   const zones = new ZoneRegistry(objects, options.now)
   // Changes a kill interrupted are finished or undone before anything else reads the zones.
@@ -226,6 +228,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       port = address.port
       const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address
       origin = `http://${hostPart}:${address.port}`
+      running.listening(origin)
       return origin
     },
     apiBaseUrl,
@@ -233,6 +236,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
       await server.close()
       await zones.close()
       await objects.events.close()
+      running.remove()
     },
   }
 }
