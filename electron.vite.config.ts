@@ -10,8 +10,13 @@ export default defineConfig({
     resolve: { alias },
     build: {
       rollupOptions: {
-        // Two entries over one core: the Electron shell and the headless (plain Node) shell.
-        input: { index: at('src-main/electron/main.ts'), headless: at('src-main/headless.ts') },
+        // Three entries over one core: the Electron shell, the headless (plain Node) shell and
+        // the command line (plain Node too).
+        input: {
+          index: at('src-main/electron/main.ts'),
+          headless: at('src-main/headless.ts'),
+          cli: at('src-main/cli/main.ts'),
+        },
       },
     },
   },

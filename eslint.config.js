@@ -82,5 +82,8 @@ export default ts.config(
     ['src-main/api/**', 'src-main/bridge/**', 'src-main/export/**', 'src-main/bundles/**'],
     [electron, upward('electron')],
   ),
-  layer(['src-main/service.ts', 'src-main/headless.ts'], [electron, upward('electron')]),
+  layer(
+    ['src-main/service.ts', 'src-main/headless.ts', 'src-main/cli/**'],
+    [electron, upward('electron')],
+  ),
 )

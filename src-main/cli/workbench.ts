@@ -1,0 +1,124 @@
+// The workbench a command talks to: the service running on the data dir (running-service.ts
+// says which process holds it and where it listens), reached over loopback HTTP, or, when none
+// runs, the data dir opened in this process (its routes called with `inject`, no port opened).
+// Never both: a second process on a data dir checkpoints and deletes the first's write-ahead logs.
+
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Credentials } from '../api/auth'
+import { API_PREFIX } from '../api/server'
+import { generateApiKey, generateApiToken, type Preferences } from '../preferences'
+import { runningService } from '../running-service'
+import { createService } from '../service'
+
+export interface WorkbenchRequest {
+  method: 'GET' | 'POST'
+  /** from the server's root, e.g. /workbench/v1/zones/import?dry_run=true */
+  path: string
+  body?: string
+  contentType?: string
+}
+
+export interface WorkbenchAnswer {
+  status: number
+  text: string
+}
+
+export interface Workbench {
+  /** where the commands are answered: the running service's origin, or the data dir */
+  readonly description: string
+  request(request: WorkbenchRequest): Promise<WorkbenchAnswer>
+  close(): Promise<void>
+}
+
+/** How long the running service has to answer before the command gives up on it. */
+const PROBE_TIMEOUT_MS = 3000
+
+function readPreferences(dataDir: string): Partial<Preferences> {
+  const file = join(dataDir, 'preferences.json')
+  if (!existsSync(file)) return {}
+  return JSON.parse(readFileSync(file, 'utf8')) as Partial<Preferences>
+}
+
+function credentialsFrom(preferences: Partial<Preferences>): Credentials {
+  return {
+    apiToken: preferences.apiToken ?? generateApiToken(),
+    email: preferences.apiEmail ?? 'user@zone-workbench.local',
+    apiKey: preferences.apiKey ?? generateApiKey(),
+  }
+}
+
+/**
+ * Whether the service at `origin` answers the API with the data dir's token (a token is 40
+ * random characters, so a service accepting it is this data dir's).
+ */
+async function answers(origin: string, credentials: Credentials): Promise<boolean> {
+  try {
+    const response = await fetch(`${origin}${API_PREFIX}/zones?per_page=5`, {
+      headers: { authorization: `Bearer ${credentials.apiToken}` },
+      signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+    })
+    const body = (await response.json()) as { success?: unknown }
+    return response.ok && body.success === true
+  } catch {
+    return false
+  }
+}
+
+function overHttp(origin: string, credentials: Credentials): Workbench {
+  return {
+    description: origin,
+    async request({ method, path, body, contentType }) {
+      const response = await fetch(`${origin}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${credentials.apiToken}`,
+          ...(contentType === undefined ? {} : { 'content-type': contentType }),
+        },
+        body,
+      })
+      return {
+        status: response.status,
+        text: await response.text(),
+      }
+    },
+    close: async () => undefined,
+  }
+}
+
+async function inProcess(dataDir: string, credentials: Credentials): Promise<Workbench> {
+  const service = await createService({ dataDir, api: { credentials, port: 0 }, shell: 'headless' })
+  return {
+    description: dataDir,
+    async request({ method, path, body, contentType }) {
+      const response = await service.server.inject({
+        method,
+        url: path,
+        headers: {
+          host: '127.0.0.1',
+          authorization: `Bearer ${credentials.apiToken}`,
+          ...(contentType === undefined ? {} : { 'content-type': contentType }),
+        },
+        ...(body === undefined ? {} : { payload: body }),
+      })
+      return {
+        status: response.statusCode,
+        text: response.body,
+      }
+    },
+    close: () => service.close(),
+  }
+}
+
+export async function openWorkbench(dataDir: string): Promise<Workbench> {
+  const credentials = credentialsFrom(readPreferences(dataDir))
+  const running = runningService(dataDir)
+  if (running === undefined) return inProcess(dataDir, credentials)
+  if (running.origin !== null && (await answers(running.origin, credentials))) {
+    return overHttp(running.origin, credentials)
+  }
+  const where = running.origin === null ? 'serves no API' : `does not answer at ${running.origin}`
+  throw new Error(
+    `The data dir ${dataDir} is open in process ${running.pid}, which ${where} with the token of its preferences: stop it, or wait for it to finish`,
+  )
+}
