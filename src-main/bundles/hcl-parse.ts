@@ -5,6 +5,8 @@
 // carries its line, so that a value the caller cannot use is named where it is written. An
 // expression with operators, conditionals or `for` is refused as a syntax error at its line.
 
+import { MAX_JSON_DEPTH } from '@shared/api/limits'
+
 export interface HclSpan {
   line: number
   column: number
@@ -58,6 +60,7 @@ const isLiteral = (
 
 class Parser {
   private offset = 0
+  private depth = 0
   private line = 1
   private lineStart = 0
 
@@ -149,7 +152,7 @@ class Parser {
           this.skip(false)
         }
         this.advance()
-        const inner = this.body('}')
+        const inner = this.nested(() => this.body('}'))
         this.advance()
         body.blocks.push({ ...span, type: name, labels, body: inner })
       }
@@ -162,7 +165,21 @@ class Parser {
     }
   }
 
+  /** An expression, nested no deeper than a JSON body may be: the parser recurses. */
   private expression(): HclNode {
+    return this.nested(() => this.value())
+  }
+
+  private nested<T>(parse: () => T): T {
+    if (++this.depth > MAX_JSON_DEPTH) this.fail(`nested deeper than ${MAX_JSON_DEPTH} levels`)
+    try {
+      return parse()
+    } finally {
+      this.depth--
+    }
+  }
+
+  private value(): HclNode {
     const span = this.span
     const char = this.peek()
     if (char === '"') return this.template('"')
