@@ -94,6 +94,12 @@ export class Bundles {
     }
   }
 
+  /** The bundle of the zone named `name`, if there is one. */
+  async bundleOfZoneNamed(name: string): Promise<ZoneBundle | undefined> {
+    const [zone] = (await this.zones.list({ name, page: 1, perPage: 1 })).zones
+    return zone === undefined ? undefined : this.exportBundle(zone.id)
+  }
+
   async importBundle(input: unknown, options: ImportOptions = {}): Promise<BundleImportResult> {
     const { format: _format, version: _version, exported_at: _at, ...after } = checkBundle(input)
     const { zone } = after

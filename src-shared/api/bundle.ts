@@ -35,6 +35,8 @@ export const BUNDLE_ERRORS = {
   schema: 10502,
   /** the bundle cannot become this zone (its WAF product differs, a section does not apply) */
   conflict: 10503,
+  /** a Terraform file that cannot become a bundle: its syntax, or a value that is not literal */
+  terraform: 10504,
 } as const
 
 const Id = Type.String({ pattern: '^[0-9a-f]{32}$' })

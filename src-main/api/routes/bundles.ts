@@ -1,18 +1,23 @@
 // /workbench/v1: a zone's configuration as a bundle (src-shared/api/bundle.ts). Export answers
 // the file itself, to be saved as it comes: the bundle, or made from it a Terraform file
 // (bundles/terraform.ts) or a curl script (bundles/curl.ts); import takes a bundle and creates or
-// replaces the zone it names, `?dry_run=true` answering the changes without writing them.
+// replaces the zone it names, `?dry_run=true` answering the changes without writing them; a
+// Terraform file (text/plain, or ?format=terraform) is read into a bundle first
+// (bundles/terraform-import.ts) for the zone `?zone_name=` names.
 
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import { ZONE_PLANS } from '@shared/api/zones'
 import { BUNDLE_ERRORS } from '@shared/api/bundle'
 import { badRequest } from '@shared/api/errors'
 import { bundleText, type Bundles } from '../../bundles'
 import { curlScript } from '../../bundles/curl'
 import { TERRAFORM_PROVIDERS, terraformText } from '../../bundles/terraform'
+import { terraformBundle } from '../../bundles/terraform-import'
 import { ok } from '../envelope'
 
 const EXPORT_FORMATS = ['bundle', 'terraform', 'curl'] as const
+const IMPORT_FORMATS = ['bundle', 'terraform'] as const
 
 export const bundleRoutes: FastifyPluginAsyncTypebox<{ bundles: Bundles }> = async (
   app,
@@ -65,10 +70,62 @@ export const bundleRoutes: FastifyPluginAsyncTypebox<{ bundles: Bundles }> = asy
     },
   )
 
+  // A Terraform file arrives as text; the route's body limit bounds it before it is read.
+  app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) =>
+    done(null, body),
+  )
+
   app.post(
     '/zones/import',
-    { schema: { querystring: Type.Object({ dry_run: Type.Optional(Type.Boolean()) }) } },
-    async (request) =>
-      ok(await bundles.importBundle(request.body, { dryRun: request.query.dry_run })),
+    {
+      schema: {
+        querystring: Type.Object({
+          dry_run: Type.Optional(Type.Boolean()),
+          format: Type.Optional(Type.String({ maxLength: 64 })),
+          zone_name: Type.Optional(Type.String({ maxLength: 253 })),
+          plan: Type.Optional(Type.String({ maxLength: 64 })),
+          file_name: Type.Optional(Type.String({ maxLength: 255 })),
+        }),
+      },
+    },
+    async (request) => {
+      const { dry_run: dryRun, zone_name: zoneName, plan, file_name: fileName } = request.query
+      const format =
+        request.query.format ?? (typeof request.body === 'string' ? 'terraform' : 'bundle')
+      if (!(IMPORT_FORMATS as readonly string[]).includes(format)) {
+        throw badRequest(
+          BUNDLE_ERRORS.unknownFormat,
+          `Unknown import format ${JSON.stringify(format)}: use ${IMPORT_FORMATS.join(', ')}`,
+        )
+      }
+      if (format === 'bundle') return ok(await bundles.importBundle(request.body, { dryRun }))
+      if (typeof request.body !== 'string') {
+        throw badRequest(
+          BUNDLE_ERRORS.terraform,
+          'A Terraform file is sent as the body, with Content-Type: text/plain',
+        )
+      }
+      if (zoneName === undefined || zoneName === '') {
+        throw badRequest(
+          BUNDLE_ERRORS.terraform,
+          'A Terraform file names no zone: say which with ?zone_name=',
+        )
+      }
+      const zonePlan = ZONE_PLANS.find((known) => known === plan)
+      if (plan !== undefined && zonePlan === undefined) {
+        throw badRequest(
+          BUNDLE_ERRORS.terraform,
+          `Unknown plan ${JSON.stringify(plan)}: use ${ZONE_PLANS.join(', ')}`,
+        )
+      }
+      const bundle = terraformBundle(request.body, {
+        fileName: fileName ?? `${zoneName}.tf`,
+        zoneName,
+        plan: zonePlan,
+        existing: await bundles.bundleOfZoneNamed(zoneName),
+        now: Date.now(),
+      })
+      return ok(await bundles.importBundle(bundle, { dryRun }))
+    },
   )
 }
