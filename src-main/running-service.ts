@@ -13,7 +13,7 @@ export interface RunningService {
   origin: string | null
 }
 
-const markerFile = (dataDir: string) => join(dataDir, 'running-service.json')
+export const runningServiceFile = (dataDir: string) => join(dataDir, 'running-service.json')
 
 function isAlive(pid: number): boolean {
   try {
@@ -28,7 +28,7 @@ function isAlive(pid: number): boolean {
 
 function readMarker(dataDir: string): RunningService | undefined {
   try {
-    return JSON.parse(readFileSync(markerFile(dataDir), 'utf8')) as RunningService
+    return JSON.parse(readFileSync(runningServiceFile(dataDir), 'utf8')) as RunningService
   } catch {
     return undefined
   }
@@ -50,12 +50,13 @@ export function markRunning(dataDir: string): {
 } {
   mkdirSync(dataDir, { recursive: true })
   const write = (origin: string | null) =>
-    writeFileSync(markerFile(dataDir), JSON.stringify({ pid: process.pid, origin }))
+    writeFileSync(runningServiceFile(dataDir), JSON.stringify({ pid: process.pid, origin }))
   write(null)
   return {
     listening: write,
     remove() {
-      if (readMarker(dataDir)?.pid === process.pid) rmSync(markerFile(dataDir), { force: true })
+      if (readMarker(dataDir)?.pid === process.pid)
+        rmSync(runningServiceFile(dataDir), { force: true })
     },
   }
 }

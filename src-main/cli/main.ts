@@ -47,7 +47,8 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
   const command = name === undefined ? undefined : COMMANDS[name]
   if (command === undefined) {
     const help = name === undefined || name === '--help' || name === '-h'
-    ;(help ? io.stdout : io.stderr)(`${usage()}\n`)
+    if (help) io.stdout(`${usage()}\n`)
+    else io.stderr(`Unknown command ${name}\n${usage()}\n`)
     return help ? EXIT.ok : EXIT.error
   }
   let parsed

@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import type { Credentials } from '../api/auth'
 import { API_PREFIX } from '../api/server'
 import { generateApiKey, generateApiToken, type Preferences } from '../preferences'
-import { runningService } from '../running-service'
+import { runningService, runningServiceFile } from '../running-service'
 import { createService } from '../service'
 
 export interface WorkbenchRequest {
@@ -119,6 +119,6 @@ export async function openWorkbench(dataDir: string): Promise<Workbench> {
   }
   const where = running.origin === null ? 'serves no API' : `does not answer at ${running.origin}`
   throw new Error(
-    `The data dir ${dataDir} is open in process ${running.pid}, which ${where} with the token of its preferences: stop it, or wait for it to finish`,
+    `The data dir ${dataDir} is open in process ${running.pid}, which ${where} with the token of its preferences: stop it or wait for it to finish (if no workbench runs, delete ${runningServiceFile(dataDir)})`,
   )
 }
