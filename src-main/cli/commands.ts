@@ -4,6 +4,7 @@
 // API's; the human output says what the answer says, and `--json` prints the answer itself.
 
 import { readFileSync, writeFileSync } from 'node:fs'
+import { basename } from 'node:path'
 import type { ParseArgsConfig } from 'node:util'
 import type { BundleImportResult, ConfigurationChange } from '@shared/api/bundle'
 import type { ApiMessage, Envelope } from '@shared/api/envelope'
@@ -204,6 +205,7 @@ const importCommand: Command = {
       query.set('format', 'terraform')
       if (typeof values['zone-name'] === 'string') query.set('zone_name', values['zone-name'])
       if (typeof values.plan === 'string') query.set('plan', values.plan)
+      if (file !== '-') query.set('file_name', basename(file))
     } else if (format !== 'bundle') {
       throw new UsageError(`Unknown import format ${format}: use bundle or terraform`)
     }

@@ -107,7 +107,7 @@ describe('with the data dir’s service running', () => {
       const answer = await cli(['export', 'any.example', '--data-dir', elsewhere])
       expect(answer.code).toBe(1)
       expect(answer.stderr).toBe(
-        `The data dir ${elsewhere} is open in process ${process.pid}, which serves no API with the token of its preferences: stop it, or wait for it to finish\n`,
+        `The data dir ${elsewhere} is open in process ${process.pid}, which serves no API with the token of its preferences: stop it or wait for it to finish (if no workbench runs, delete ${join(elsewhere, 'running-service.json')})\n`,
       )
     } finally {
       await holding.close()
@@ -174,6 +174,17 @@ describe('with no service running on the data dir', () => {
     const script = await local(['export', 'shop.example', '--format', 'curl'])
     expect(script.code).toBe(0)
     expect(script.stdout).toMatch(/^#!/)
+  })
+
+  it('opens a data dir whose marker names a process that has died (a killed service)', async () => {
+    const gone = spawn(process.execPath, ['-e', ''])
+    const pid = gone.pid as number
+    await new Promise((resolve) => gone.on('close', resolve))
+    writeFileSync(
+      join(dataDir, 'running-service.json'),
+      JSON.stringify({ pid, origin: 'http://127.0.0.1:9' }),
+    )
+    expect((await exported('shop.example')).zone.name).toBe('shop.example')
   })
 
   it('errors exit 1 with the API’s message on stderr', async () => {
@@ -244,6 +255,31 @@ describe('with no service running on the data dir', () => {
     const refused = await local(['import', notBundle])
     expect(refused.code).toBe(1)
     expect(refused.stderr).toMatch(/^error 10501: /)
+  })
+
+  it('imports a Terraform file into the zone --zone-name names, naming the file in errors', async () => {
+    const file = join(tempDir(), 'shop.tf')
+    expect(
+      (await local(['export', 'shop.example', '--format', 'terraform', '-o', file])).code,
+    ).toBe(0)
+    const [filter] = (await exported('shop.example')).filters
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace('ip.src eq 198.51.100.7', 'ip.src eq 198.51.100.8'),
+    )
+    const dry = await local(['import', file, '--zone-name', 'shop.example', '--dry-run', '--json'])
+    expect(dry.code, dry.stderr).toBe(0)
+    expect(JSON.parse(dry.stdout).result.changes).toEqual([
+      expect.objectContaining({ kind: 'filter', id: filter.id, action: 'update' }),
+    ])
+
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace('"ip.src eq 198.51.100.8"', 'var.expression'),
+    )
+    const refused = await local(['import', file, '--zone-name', 'shop.example'])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(/^error 10504: .*shop\.tf/)
   })
 
   it('pulls a remote zone, plans the local edit (exit 2), applies it, then plans nothing (exit 0)', async () => {
