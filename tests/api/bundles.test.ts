@@ -7,23 +7,23 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CREDENTIALS, removeDataDir, startService, type Running } from './harness'
+import {
+  CLOUDFLARE_SPECIALS,
+  GENERAL,
+  OWASP,
+  OWASP_ANOMALY,
+  OWASP_GENERIC_ATTACKS,
+  OWASP_PACKAGE,
+  PUBLIC_KEY,
+  SWITCH_MS,
+  TRADITIONAL_PACKAGE,
+  ok,
+  patch,
+  post,
+  put,
+} from './fixtures-zones'
 
-const GENERAL = 'efb7b8c949ac4650a09736fc376e9aee'
-const OWASP = '4814384a9e5d4991b9815dcfc25d2f1f'
 const EXPOSED = 'c2e184081120413c86c3ab7e14069605'
-const OWASP_ANOMALY = '6179ae15870a4bb7b2d480d4843b323c'
-const PUBLIC_KEY = 'Ycig/Zr/pZmklmFUN99nr+taURlYItL91g+NcHGYpB8='
-const TRADITIONAL_PACKAGE = '1e334934fd7ae32ad705667f8c1057aa'
-const OWASP_PACKAGE = 'c504870194831cd12c3fc0284f294abb'
-const OWASP_GENERIC_ATTACKS = '5461c3844f6b5597986ae41d052a7cbd'
-const CLOUDFLARE_SPECIALS = 'f90712123fb02287348dd34c0a282bb9'
-
-const SWITCH_MS = 200
-
-type Init = Parameters<Running['call']>[1]
-const post = (json: unknown): Init => ({ method: 'POST', json })
-const put = (json: unknown): Init => ({ method: 'PUT', json })
-const patch = (json: unknown): Init => ({ method: 'PATCH', json })
 
 let source: Running
 let target: Running
@@ -41,12 +41,6 @@ afterAll(async () => {
     removeDataDir(running.dataDir)
   }
 })
-
-async function ok(on: Running, path: string, init?: Init): Promise<any> {
-  const answer = await on.call(path, init)
-  expect(answer.status, `${path}: ${JSON.stringify(answer.body)}`).toBe(200)
-  return answer.body.result
-}
 
 /** The bundle's text as the export route answers it, with its headers. */
 async function exportText(on: Running, zone: string, query = '?format=bundle') {
