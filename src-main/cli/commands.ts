@@ -31,6 +31,8 @@ export interface Invocation {
 export interface Command {
   usage: string
   summary: string
+  /** the names of the arguments it takes before or among its options, in order */
+  operands: string[]
   options: NonNullable<ParseArgsConfig['options']>
   run(invocation: Invocation): Promise<number>
 }
@@ -156,6 +158,7 @@ function printImport(invocation: Invocation, envelope: Envelope<BundleImportResu
 const exportCommand: Command = {
   usage: 'export <zone> [--format bundle|terraform|curl] [--provider v5|v4|v3] [--output FILE]',
   summary: 'writes the zone as a bundle, a Terraform file or a curl script (stdout, or --output)',
+  operands: ['zone'],
   options: {
     format: { type: 'string', default: 'bundle' },
     provider: { type: 'string' },
@@ -187,6 +190,7 @@ const exportCommand: Command = {
 const importCommand: Command = {
   usage: 'import <file|-> [--format bundle|terraform] [--zone-name NAME] [--plan PLAN] [--dry-run]',
   summary: 'creates the zone a bundle (or Terraform file) names, or replaces its configuration',
+  operands: ['file'],
   options: {
     format: { type: 'string' },
     'zone-name': { type: 'string' },
@@ -224,6 +228,7 @@ const importCommand: Command = {
 const pullCommand: Command = {
   usage: `pull --remote-zone NAME|ID ${REMOTE_USAGE}`,
   summary: "imports a remote zone (production, or another workbench) through the vendor's API",
+  operands: [],
   options: REMOTE_OPTIONS,
   async run(invocation) {
     const envelope = await call<BundleImportResult>(
@@ -242,6 +247,7 @@ function callLine(call: { method: string; path: string }): string {
 const planCommand: Command = {
   usage: `plan <zone> ${REMOTE_USAGE} [--remote-zone NAME|ID] [--detailed-exitcode]`,
   summary: 'lists the API calls that make the remote zone equal to the local one',
+  operands: ['zone'],
   options: { ...REMOTE_OPTIONS, 'detailed-exitcode': { type: 'boolean', default: false } },
   async run(invocation) {
     const id = await zoneId(invocation.workbench, invocation.positionals[0])
@@ -270,6 +276,7 @@ const planCommand: Command = {
 const applyCommand: Command = {
   usage: `apply <zone> ${REMOTE_USAGE} [--remote-zone NAME|ID]`,
   summary: 'makes the calls of a fresh plan against the remote, stopping at the first refusal',
+  operands: ['zone'],
   options: REMOTE_OPTIONS,
   async run(invocation) {
     const id = await zoneId(invocation.workbench, invocation.positionals[0])

@@ -64,6 +64,13 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     return EXIT.error
   }
   const { values, positionals } = parsed
+  const unexpected = positionals.slice(command.operands.length)
+  if (unexpected.length > 0) {
+    io.stderr(
+      `Unexpected argument ${unexpected.join(' ')}\nUsage: zone-workbench ${command.usage}\n`,
+    )
+    return EXIT.error
+  }
   if (values.help === true) {
     io.stdout(`Usage: zone-workbench ${command.usage}\n  ${command.summary}\n`)
     return EXIT.ok

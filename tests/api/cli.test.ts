@@ -211,6 +211,10 @@ describe('with no service running on the data dir', () => {
     const badFlag = await local(['export', 'shop.example', '--colour'])
     expect(badFlag.code).toBe(1)
     expect(badFlag.stderr).toMatch(/Unknown option '--colour'/)
+
+    const extra = await local(['export', 'shop.example', 'other.example'])
+    expect(extra.code).toBe(1)
+    expect(extra.stderr).toMatch(/^Unexpected argument other\.example\n/)
   })
 
   it('imports a bundle: a dry run writes nothing, a real one replaces the zone', async () => {
