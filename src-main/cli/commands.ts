@@ -12,7 +12,10 @@ import type { RemoteApplyResult, RemotePlan, RemoteTarget } from '@shared/api/re
 import { API_PREFIX, WORKBENCH_PREFIX } from '../api/server'
 import type { Workbench, WorkbenchRequest } from './workbench'
 
-/** Exit statuses as plan tools use them (terraform plan -detailed-exitcode). */
+/**
+ * Exit statuses as plan tools use them: 2 is a plan with changes, as `terraform plan
+ * -detailed-exitcode` (https://developer.hashicorp.com/terraform/cli/commands/plan).
+ */
 export const EXIT = { ok: 0, error: 1, changesPending: 2 } as const
 
 export interface Invocation {
@@ -39,10 +42,7 @@ export interface Command {
 
 /** An answer that is the API's refusal: its messages go to stderr (and the envelope with --json). */
 export class ApiRefusal extends Error {
-  constructor(
-    readonly envelope: Envelope<unknown>,
-    readonly exitCode: number = EXIT.error,
-  ) {
+  constructor(readonly envelope: Envelope<unknown>) {
     super(envelope.errors.map(messageLine).join('\n'))
   }
 }
@@ -50,26 +50,27 @@ export class ApiRefusal extends Error {
 /** A command given wrongly (before any request): usage errors, exit 1. */
 export class UsageError extends Error {}
 
-export function messageLine(error: ApiMessage): string {
+function messageLine(error: ApiMessage): string {
   const pointer = error.source?.pointer === undefined ? '' : ` (at ${error.source.pointer})`
   return `error ${error.code}: ${error.message}${pointer}`
 }
 
-/** The vendor's API root, which its SDK and tools also default to. */
+/**
+ * The vendor's API root, which its SDK also defaults to, as it reads the credentials' variables
+ * used here (https://github.com/cloudflare/cloudflare-typescript#usage, client options).
+ */
 const VENDOR_BASE_URL = 'https://api.cloudflare.com/client/v4'
 const ZONE_ID = /^[0-9a-f]{32}$/
 
 async function envelopeOf<T>(
   workbench: Workbench,
   request: WorkbenchRequest,
-): Promise<{ envelope: Envelope<T>; status: number }> {
-  const answer = await workbench.request(request)
-  const envelope = JSON.parse(answer.text) as Envelope<T>
-  return { envelope, status: answer.status }
+): Promise<Envelope<T>> {
+  return JSON.parse((await workbench.request(request)).text) as Envelope<T>
 }
 
 async function call<T>(workbench: Workbench, request: WorkbenchRequest): Promise<Envelope<T>> {
-  const { envelope } = await envelopeOf<T>(workbench, request)
+  const envelope = await envelopeOf<T>(workbench, request)
   if (!envelope.success) throw new ApiRefusal(envelope)
   return envelope
 }
@@ -281,7 +282,7 @@ const applyCommand: Command = {
   async run(invocation) {
     const id = await zoneId(invocation.workbench, invocation.positionals[0])
     // A refused call answers 400 with what ran as its result: reported before the refusal.
-    const { envelope } = await envelopeOf<RemoteApplyResult>(
+    const envelope = await envelopeOf<RemoteApplyResult>(
       invocation.workbench,
       jsonRequest(`${WORKBENCH_PREFIX}/zones/${id}/remote/apply`, remoteTarget(invocation)),
     )

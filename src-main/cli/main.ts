@@ -101,7 +101,7 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     if (error instanceof ApiRefusal) {
       if (json) invocation.stdout(JSON.stringify(error.envelope))
       invocation.stderr(error.message)
-      return error.exitCode
+      return EXIT.error
     }
     if (error instanceof UsageError) {
       invocation.stderr(`${error.message}\nUsage: zone-workbench ${command.usage}`)
