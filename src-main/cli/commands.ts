@@ -62,15 +62,8 @@ function messageLine(error: ApiMessage): string {
 const VENDOR_BASE_URL = 'https://api.cloudflare.com/client/v4'
 const ZONE_ID = /^[0-9a-f]{32}$/
 
-async function envelopeOf<T>(
-  workbench: Workbench,
-  request: WorkbenchRequest,
-): Promise<Envelope<T>> {
-  return JSON.parse((await workbench.request(request)).text) as Envelope<T>
-}
-
 async function call<T>(workbench: Workbench, request: WorkbenchRequest): Promise<Envelope<T>> {
-  const envelope = await envelopeOf<T>(workbench, request)
+  const envelope = JSON.parse((await workbench.request(request)).text) as Envelope<T>
   if (!envelope.success) throw new ApiRefusal(envelope)
   return envelope
 }
@@ -274,6 +267,9 @@ const planCommand: Command = {
   },
 }
 
+/** A progress line of a streamed apply (api/routes/remote.ts), or the envelope that ends it. */
+type ApplyLine = { progress: { done: number; total: number; outcome: string } }
+
 const applyCommand: Command = {
   usage: `apply <zone> ${REMOTE_USAGE} [--remote-zone NAME|ID]`,
   summary: 'makes the calls of a fresh plan against the remote, stopping at the first refusal',
@@ -281,11 +277,25 @@ const applyCommand: Command = {
   options: REMOTE_OPTIONS,
   async run(invocation) {
     const id = await zoneId(invocation.workbench, invocation.positionals[0])
-    // A refused call answers 400 with what ran as its result: reported before the refusal.
-    const envelope = await envelopeOf<RemoteApplyResult>(
-      invocation.workbench,
-      jsonRequest(`${WORKBENCH_PREFIX}/zones/${id}/remote/apply`, remoteTarget(invocation)),
-    )
+    // Streamed, so that a person sees each call as the remote answers it (on stderr, keeping
+    // stdout the account of what was done). The last line is the envelope; a refused call
+    // answers 400 with what ran as its result, reported before the refusal.
+    const lines: string[] = []
+    await invocation.workbench.request({
+      ...jsonRequest(
+        `${WORKBENCH_PREFIX}/zones/${id}/remote/apply?stream=true`,
+        remoteTarget(invocation),
+      ),
+      onLine(line) {
+        if (line.trim() === '') return
+        lines.push(line)
+        const { progress } = JSON.parse(line) as Partial<ApplyLine>
+        if (progress !== undefined && !invocation.json) {
+          invocation.stderr(`call ${progress.done} of ${progress.total}: ${progress.outcome}`)
+        }
+      },
+    })
+    const envelope = JSON.parse(lines.at(-1) ?? 'null') as Envelope<RemoteApplyResult>
     const result = envelope.result
     if (!invocation.json && result !== null) {
       for (const applied of result.calls) {

@@ -17,6 +17,8 @@ export interface WorkbenchRequest {
   path: string
   body?: string
   contentType?: string
+  /** hears each line of the answer as it arrives (an NDJSON answer's progress) */
+  onLine?: (line: string) => void
 }
 
 export interface WorkbenchAnswer {
@@ -65,10 +67,28 @@ async function answers(origin: string, credentials: Credentials): Promise<boolea
   }
 }
 
+/** Reads a streamed answer, handing each complete line to `onLine` as it comes. */
+async function readLines(response: Response, onLine: (line: string) => void): Promise<string> {
+  if (response.body === null) return ''
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
+  let text = ''
+  let pending = ''
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+    text += chunk.value
+    pending += chunk.value
+    for (let end = pending.indexOf('\n'); end >= 0; end = pending.indexOf('\n')) {
+      onLine(pending.slice(0, end))
+      pending = pending.slice(end + 1)
+    }
+  }
+  if (pending !== '') onLine(pending)
+  return text
+}
+
 function overHttp(origin: string, credentials: Credentials): Workbench {
   return {
     description: origin,
-    async request({ method, path, body, contentType }) {
+    async request({ method, path, body, contentType, onLine }) {
       const response = await fetch(`${origin}${path}`, {
         method,
         headers: {
@@ -79,7 +99,7 @@ function overHttp(origin: string, credentials: Credentials): Workbench {
       })
       return {
         status: response.status,
-        text: await response.text(),
+        text: onLine === undefined ? await response.text() : await readLines(response, onLine),
       }
     },
     close: async () => undefined,
@@ -90,7 +110,7 @@ async function inProcess(dataDir: string, credentials: Credentials): Promise<Wor
   const service = await createService({ dataDir, api: { credentials, port: 0 }, shell: 'headless' })
   return {
     description: dataDir,
-    async request({ method, path, body, contentType }) {
+    async request({ method, path, body, contentType, onLine }) {
       const response = await service.server.inject({
         method,
         url: path,
@@ -101,10 +121,9 @@ async function inProcess(dataDir: string, credentials: Credentials): Promise<Wor
         },
         ...(body === undefined ? {} : { payload: body }),
       })
-      return {
-        status: response.statusCode,
-        text: response.body,
-      }
+      // inject answers when the route has finished: its lines all arrive at once.
+      if (onLine !== undefined) for (const line of response.body.split('\n')) onLine(line)
+      return { status: response.statusCode, text: response.body }
     },
     close: () => service.close(),
   }

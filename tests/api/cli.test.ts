@@ -96,6 +96,28 @@ describe('with the data dir’s service running', () => {
     expect(((await read.json()) as any).result.paused).toBe(true)
   })
 
+  it('applies through the running service, each call reported as the remote answers it', async () => {
+    const remote = await startService()
+    try {
+      await ok(remote, '/zones', post({ name: 'running.example', plan: 'business' }))
+      const applied = await cli(
+        ['apply', 'running.example', '--data-dir', dataDir, '--base-url', remote.api],
+        { CLOUDFLARE_API_TOKEN: CREDENTIALS.apiToken },
+      )
+      expect(applied.code, applied.stderr).toBe(0)
+      expect(applied.stderr).toMatch(/^call 1 of (\d+): done\n/)
+      const total = Number(/of (\d+)/.exec(applied.stderr)?.[1])
+      expect(applied.stdout).toMatch(
+        new RegExp(`\nApplied ${total} of ${total} calls? to running\\.example\\.\n$`),
+      )
+      const [zone] = await ok(remote, '/zones?name=running.example')
+      expect(zone.paused).toBe(true)
+    } finally {
+      await remote.stop()
+      removeDataDir(remote.dataDir)
+    }
+  })
+
   it('never opens a data dir another process holds', async () => {
     const elsewhere = tempDir()
     const holding = await createService({
@@ -342,6 +364,7 @@ describe('with no service running on the data dir', () => {
       CREDENTIALS.apiKey,
     ])
     expect(applied.code, applied.stderr).toBe(0)
+    expect(applied.stderr).toBe('call 1 of 1: done\n')
     expect(applied.stdout).toBe(
       `done    PUT /zones/${remoteZone}/firewall/rules/${rule.id}\n` +
         'Applied 1 of 1 call to prod.example.\n',
@@ -391,7 +414,7 @@ describe('with no service running on the data dir', () => {
         `failed  POST /zones/${remoteZone}/firewall/rules\n` +
         'Applied 1 of 2 calls to shop.example.\n',
     )
-    expect(stopped.stderr).toMatch(/^error 10515: /)
+    expect(stopped.stderr).toMatch(/^call 1 of 2: done\ncall 2 of 2: failed\nerror 10515: /)
     expect(stopped.stderr).toMatch(/10017/)
   })
 })
