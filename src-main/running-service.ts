@@ -1,10 +1,11 @@
 // Which process has a data dir open, and where its API answers: `running-service.json` in the
-// data dir, written when a service opens it and removed when it closes. The command line reads
-// it to talk to that service instead of opening the data dir a second time (two processes on one
-// data dir checkpoint and delete each other's write-ahead logs). A marker whose process has died
-// (a kill) is stale and means nothing.
+// data dir, created exclusively when a service opens it and removed when it closes. Two
+// processes on one data dir checkpoint and delete each other's write-ahead logs, so a second
+// service refuses to start while the first lives, and the command line talks to the first
+// instead. A marker whose process has died (a kill) is stale: the next service takes it over.
 
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { SECRET_FILE_MODE } from './preferences'
 import { join } from 'node:path'
 
 export interface RunningService {
@@ -43,20 +44,44 @@ export function runningService(dataDir: string): RunningService | undefined {
   return isAlive(marker.pid) ? marker : undefined
 }
 
-/** Marks the data dir as this process's; the answer records the origin and removes the mark. */
+/**
+ * Claims the data dir for this process, or throws when another live process holds it. The
+ * marker is created with O_EXCL, so of two services starting at once only one wins. The answer
+ * records the origin once the API listens, and removes the mark at close.
+ */
 export function markRunning(dataDir: string): {
   listening(origin: string): void
   remove(): void
 } {
   mkdirSync(dataDir, { recursive: true })
-  const write = (origin: string | null) =>
-    writeFileSync(runningServiceFile(dataDir), JSON.stringify({ pid: process.pid, origin }))
-  write(null)
+  const file = runningServiceFile(dataDir)
+  const write = (origin: string | null, flag: 'w' | 'wx') =>
+    writeFileSync(file, JSON.stringify({ pid: process.pid, origin }), {
+      flag,
+      mode: SECRET_FILE_MODE,
+    })
+  for (;;) {
+    try {
+      write(null, 'wx')
+      break
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'EEXIST') throw error
+      const holder = runningService(dataDir)
+      if (holder !== undefined) {
+        const where = holder.origin === null ? '' : ` (${holder.origin})`
+        throw new Error(
+          `The data dir ${dataDir} is in use by process ${holder.pid}${where}: stop that workbench first, or, if none runs, delete ${file}`,
+          { cause: error },
+        )
+      }
+      // Stale (its process died) or this process's own: take it over.
+      rmSync(file, { force: true })
+    }
+  }
   return {
-    listening: write,
+    listening: (origin) => write(origin, 'w'),
     remove() {
-      if (readMarker(dataDir)?.pid === process.pid)
-        rmSync(runningServiceFile(dataDir), { force: true })
+      if (readMarker(dataDir)?.pid === process.pid) rmSync(file, { force: true })
     },
   }
 }
