@@ -3,7 +3,9 @@
 // through the API in the same run (the zone, its rulesets, filters and firewall rules page by
 // page, and its settings). The zone: 1,000 filters and firewall rules, and the three managed
 // rulesets deployed with 200 rule overrides among them. Each figure is the fastest of a few
-// rounds; the imported zone is deleted between rounds, untimed.
+// rounds; the imported zone is deleted between rounds, untimed. Then a plan against the second
+// service holding the same zone with 10 differences (10 firewall rules given another priority locally), beside the
+// same read.
 
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -15,6 +17,8 @@ const FIREWALL_RULES = 1_000
 const PAGE = 100
 const ROUNDS = 3
 const GOAL = 3
+const DIFFERENCES = 10
+const ZONE_NAME = 'bundle.example'
 const CREDENTIALS = {
   apiToken: 'benchToken0123456789abcdefghijklmnopqrst',
   email: 'bench@example.com',
@@ -80,7 +84,7 @@ async function json<R = Result>(
 /** The zone of the benchmark, built through the API; answers its id. */
 async function buildZone(running: Running): Promise<string> {
   const { id: zone } = await json(running, '/client/v4/zones', 'POST', {
-    name: 'bundle.example',
+    name: ZONE_NAME,
     plan: 'enterprise',
   })
   const base = `/client/v4/zones/${zone}`
@@ -129,6 +133,18 @@ async function buildZone(running: Running): Promise<string> {
   return zone
 }
 
+/** Gives the zone's first `count` firewall rules another priority, one request each. */
+async function editFirewallRules(running: Running, zone: string, count: number): Promise<void> {
+  const base = `/client/v4/zones/${zone}/firewall/rules`
+  const rules = await json<Result[]>(running, `${base}?per_page=${count}`)
+  for (const [n, rule] of rules.entries()) {
+    await json(running, `${base}/${rule.id}`, 'PATCH', {
+      id: rule.id,
+      priority: FIREWALL_RULES + n,
+    })
+  }
+}
+
 /** Reads every resource of the zone through the API, as a script backing it up would. */
 async function readThroughApi(running: Running, zone: string): Promise<void> {
   const base = `/client/v4/zones/${zone}`
@@ -158,7 +174,7 @@ async function fastest(work: () => Promise<void>, between?: () => Promise<void>)
   return best
 }
 
-heading('bundles: export + import of a large zone, vs reading it through the API')
+heading('bundles: export + import of a large zone, and a plan, vs reading it through the API')
 
 const source = await start()
 const target = await start()
@@ -183,16 +199,36 @@ try {
       await target.call(`/client/v4/zones/${zone}`, 'DELETE')
     },
   )
-  const ratio = roundTrip / read
-  const verdict = ratio <= GOAL ? `(goal ≤ ${GOAL}×: met)` : `(goal ≤ ${GOAL}×: NOT met)`
+  await target.call(
+    '/workbench/v1/zones/import',
+    'POST',
+    await source.call(`/workbench/v1/zones/${zone}/export?format=bundle`),
+  )
+  await editFirewallRules(source, zone, DIFFERENCES)
+  const remote = {
+    base_url: `${target.origin}/client/v4`,
+    api_token: CREDENTIALS.apiToken,
+    zone_name: ZONE_NAME,
+  }
+  let planned: { calls: unknown[] } = { calls: [] }
+  const plan = await fastest(async () => {
+    planned = await json(source, `/workbench/v1/zones/${zone}/remote/plan`, 'POST', remote)
+  })
+  if (planned.calls.length !== DIFFERENCES) {
+    throw new Error(`the plan has ${planned.calls.length} calls, not ${DIFFERENCES}`)
+  }
   const ms = (n: number) => `${n.toFixed(0)} ms`
+  const compared = (label: string, figure: number) => {
+    const ratio = figure / read
+    const verdict = ratio <= GOAL ? `(goal ≤ ${GOAL}×: met)` : `(goal ≤ ${GOAL}×: NOT met)`
+    return `${label.padEnd(44)} ${ms(figure).padStart(9)}   vs reading it through the API: ${ms(read)}   ratio ${ratio.toFixed(2)}  ${verdict}`
+  }
   console.log(
     `zone of ${FIREWALL_RULES.toLocaleString('en-US')} firewall rules, 3 deployments with 200 overrides; bundle ${Math.round(bundleBytes / 1024).toLocaleString('en-US')} KiB`,
   )
-  console.log(
-    `${'export + import into an empty data dir'.padEnd(44)} ${ms(roundTrip).padStart(9)}   vs reading it through the API: ${ms(read)}   ratio ${ratio.toFixed(2)}  ${verdict}`,
-  )
+  console.log(compared('export + import into an empty data dir', roundTrip))
   console.log(`  of which export ${ms(exportMs)}, import ${ms(importMs)} (fastest rounds of each)`)
+  console.log(compared(`plan against a second service, ${DIFFERENCES} differences`, plan))
 } finally {
   for (const running of [source, target]) {
     await running.service.close()
