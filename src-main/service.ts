@@ -18,6 +18,7 @@ import { historyRoutes } from './api/routes/history'
 import { pageRuleRoutes } from './api/routes/page-rules'
 import { previousWafRoutes } from './api/routes/previous-waf'
 import { remoteRoutes } from './api/routes/remote'
+import { sampleRoutes } from './api/routes/samples'
 import { wafMigrationPreviewRoutes, wafMigrationRoutes } from './api/routes/waf-migration'
 import { rulesetRoutes } from './api/routes/rulesets'
 import { settingsRoutes } from './api/routes/settings'
@@ -159,6 +160,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   void server.register(zoneRenameRoutes, { prefix: WORKBENCH_PREFIX, zones })
   void server.register(firewallSettingsRoutes, { prefix: WORKBENCH_PREFIX, configuration })
   void server.register(simulationRoutes, { prefix: WORKBENCH_PREFIX, simulator, zones, events })
+  void server.register(sampleRoutes, { prefix: WORKBENCH_PREFIX, zones, now: options.now })
   const bundles = new Bundles({ zones, configuration, events, now: options.now })
   void server.register(bundleRoutes, { prefix: WORKBENCH_PREFIX, bundles })
   const remote = new Remote({ bundles, zones, catalog: legacy })

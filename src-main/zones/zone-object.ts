@@ -11,6 +11,7 @@ import { PageRules, PAGE_RULES_SCHEMA } from './page-rules'
 import { PreviousWafStore, PREVIOUS_WAF_SCHEMA } from './previous-waf/store'
 import { RefusedAfterWrite } from './problems'
 import { RULESET_SCHEMA, RULESET_SCHEMA_V2, RulesetStore } from './rulesets/store'
+import { SampleStore, SAMPLES_SCHEMA } from './samples'
 import { vendorTimestamp } from './vendor-format'
 
 /** The zone's own settings, one row of the `zone` table. */
@@ -57,6 +58,7 @@ const SCHEMA: readonly string[] = [
   ...PREVIOUS_WAF_SCHEMA,
   ...PAGE_RULES_SCHEMA,
   ...RULESET_SCHEMA_V2,
+  ...SAMPLES_SCHEMA,
 ]
 
 /** Brings an object's SQL schema up to date; the steps run in the object's implicit transaction. */
@@ -135,12 +137,14 @@ export class ZoneObject {
   readonly firewall: FirewallStore
   readonly previousWaf: PreviousWafStore
   readonly pageRules: PageRules
+  readonly samples: SampleStore
 
   constructor(private readonly ctx: ObjectContext) {
     this.rulesets = new RulesetStore(ctx)
     this.firewall = new FirewallStore(ctx)
     this.previousWaf = new PreviousWafStore(ctx)
     this.pageRules = new PageRules(ctx)
+    this.samples = new SampleStore(ctx)
     // A new zone's schema is written together with its record (initialize), so that the first
     // point in its history is the zone as created, never an empty shell.
     if (this.exists()) migrateSchema(ctx, SCHEMA)
