@@ -140,6 +140,15 @@ export const BRIDGE_INPUTS = {
     kind: Type.Enum(CREDENTIAL_KINDS),
     salt: Type.Optional(Type.String({ maxLength: 256 })),
   }),
+  /**
+   * Saves a text the user exported: the Electron shell opens its save dialog over the window,
+   * proposing `suggestedName`, and writes the file the user chose from the main process; the
+   * headless shell's page downloads it. The renderer never names a path, only a file name.
+   */
+  saveFile: Type.Object({
+    suggestedName: Type.String({ minLength: 1, maxLength: 255, pattern: '^[^/\\\\]+$' }),
+    text: Type.String(),
+  }),
 } satisfies Record<string, TSchema>
 
 export interface BridgeOutputs {
@@ -158,6 +167,8 @@ export interface BridgeOutputs {
   callApi: ApiAnswer
   /** null when the user closed the file dialog without choosing */
   importCredentialList: CredentialImport | null
+  /** the saved file's name, or null when the user closed the save dialog without choosing */
+  saveFile: { name: string } | null
 }
 
 export type BridgeOperation = keyof typeof BRIDGE_INPUTS & keyof BridgeOutputs

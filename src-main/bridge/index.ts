@@ -54,6 +54,12 @@ export function createBridge({
         'This shell has no file dialog: upload the list to POST /workbench/v1/bridge/importCredentialList?kind=…&name=… with its content as the body',
       )
     },
+    saveFile: async () => {
+      throw badRequest(
+        1001,
+        'This shell has no save dialog: export the file from GET /workbench/v1/zones/{id}/export',
+      )
+    },
   }
 }
 

@@ -7,10 +7,10 @@ import { createReadStream, statSync } from 'node:fs'
 import { basename } from 'node:path'
 import { pipeline } from 'node:stream'
 import { createGunzip } from 'node:zlib'
-import { badRequest } from '@shared/api/errors'
 import type { Bridge } from '@shared/bridge'
 import { uploadFault } from '../api/routes/credentials'
 import { importHashList, type CredentialNamespace } from '../zones/credentials'
+import { fileFault } from './file-fault'
 
 const DIALOG: OpenDialogOptions = {
   title: 'Import a leaked-credential list',
@@ -20,13 +20,6 @@ const DIALOG: OpenDialogOptions = {
     { name: 'Hash lists (HASH:COUNT per line)', extensions: ['txt', 'gz'] },
     { name: 'All files', extensions: ['*'] },
   ],
-}
-
-/** File-system failures on the chosen file (gone, unreadable, a folder) are the user's to fix. */
-function unreadable(file: string, error: unknown): Error {
-  const { code, syscall } = error as NodeJS.ErrnoException
-  if (syscall === undefined) return error as Error
-  return badRequest(1001, `Cannot read ${basename(file)} (${code ?? syscall})`)
 }
 
 export function importChosenList(
@@ -51,7 +44,7 @@ export function importChosenList(
       const outcome = await importHashList(credentials, content, { name, kind, salt })
       return { name, kind, bytesRead: input.bytesRead, totalBytes, ...outcome }
     } catch (error) {
-      throw uploadFault(error) ?? unreadable(file, error)
+      throw uploadFault(error) ?? fileFault('read', file, error)
     }
   }
 }

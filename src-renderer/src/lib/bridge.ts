@@ -1,10 +1,12 @@
 // The renderer's only way to the service. In Electron the preload provides the bridge; in the
 // headless shell the same operations go over HTTP to /workbench/v1/bridge/, authenticated by the
 // session cookie the page received when it was opened from the address the shell printed (the
-// page itself holds no secret). Either way the screens see one `Bridge`.
+// page itself holds no secret). Either way the screens see one `Bridge`. The Electron shell's File
+// menu reaches the screens through ./shell-menu.svelte.
 
 import type { Envelope } from '@shared/api/envelope'
 import { BRIDGE_OPERATIONS, type Bridge } from '@shared/bridge'
+import { downloadTextFile } from './download'
 import { uploadPickedCredentialList } from './credential-upload'
 
 /** The API's answer to a request that carries neither credentials nor a session cookie. */
@@ -32,7 +34,11 @@ function httpBridge(): Bridge {
   const operations = Object.fromEntries(
     BRIDGE_OPERATIONS.map((operation) => [operation, (input: unknown) => call(operation, input)]),
   ) as unknown as Bridge
-  return { ...operations, importCredentialList: uploadPickedCredentialList }
+  return {
+    ...operations,
+    importCredentialList: uploadPickedCredentialList,
+    saveFile: downloadTextFile,
+  }
 }
 
 export const bridge: Bridge = window.workbench ?? httpBridge()
