@@ -1,6 +1,7 @@
 // The Electron shell: one window over the same service the headless shell runs. It follows
 // Electron's security checklist: context isolation, sandbox, no Node in the renderer, a strict
 // CSP (in index.html), no navigation and no new windows, permissions denied, IPC sender checked.
+// One instance per data dir: a second start focuses the first window and quits.
 
 import { app, BrowserWindow, session, type IpcMainInvokeEvent } from 'electron'
 import Store from 'electron-store'
@@ -16,7 +17,9 @@ import {
 } from '../preferences'
 import { createService, type Service } from '../service'
 import { importChosenList } from './credential-import'
+import { saveChosenFile } from './file-save'
 import { registerBridgeIpc } from './ipc'
+import { installApplicationMenu } from './menu'
 
 const rendererIndex = join(import.meta.dirname, '..', 'renderer', 'index.html')
 const rendererUrl = pathToFileURL(rendererIndex).href
@@ -42,7 +45,7 @@ async function start(): Promise<void> {
   protectPreferencesFile(preferences.path)
   const credentials = ensureCredentials(preferences)
   service = await createService({
-    dataDir: process.env.ZONE_WORKBENCH_DATA_DIR ?? app.getPath('userData'),
+    dataDir: app.getPath('userData'),
     api: {
       credentials,
       port: preferences.get('apiPort') ?? DEFAULT_API_PORT,
@@ -56,6 +59,7 @@ async function start(): Promise<void> {
     {
       ...service.bridge,
       importCredentialList: importChosenList(() => window, service.credentials),
+      saveFile: saveChosenFile(() => window),
     },
     isOwnFrame,
   )
@@ -81,12 +85,31 @@ async function start(): Promise<void> {
   })
   window.webContents.setWindowOpenHandler(() => ({ action: 'deny' }))
   window.on('close', () => preferences.set('windowBounds', window?.getBounds()))
+  installApplicationMenu(() => window)
   await window.loadFile(rendererIndex)
 }
 
-app.whenReady().then(start, (error: unknown) => {
-  console.error(error)
-  app.exit(1)
-})
-app.on('window-all-closed', () => app.quit())
-app.on('before-quit', () => void service?.close())
+function focusWindow(): void {
+  if (!window) return
+  if (window.isMinimized()) window.restore()
+  window.focus()
+}
+
+// Electron holds the single-instance lock in the userData folder
+// (https://github.com/electron/electron/pull/33559), so a data dir given in the environment becomes
+// that folder: the lock is then per data dir, as a second instance on it would open its databases
+// again. https://www.electronjs.org/docs/latest/api/app#apprequestsingleinstancelockadditionaldata
+if (process.env.ZONE_WORKBENCH_DATA_DIR) {
+  app.setPath('userData', process.env.ZONE_WORKBENCH_DATA_DIR)
+}
+if (!app.requestSingleInstanceLock()) {
+  app.exit(0)
+} else {
+  app.on('second-instance', focusWindow)
+  app.whenReady().then(start, (error: unknown) => {
+    console.error(error)
+    app.exit(1)
+  })
+  app.on('window-all-closed', () => app.quit())
+  app.on('before-quit', () => void service?.close())
+}

@@ -1,9 +1,11 @@
-// The preload (sandboxed, bundled to one CommonJS file): exposes the bridge, and nothing else, to
-// the renderer as `window.workbench`. Each method is one IPC call; no Electron object and no
-// `ipcRenderer` reaches the page.
+// The preload (sandboxed, bundled to one CommonJS file): exposes the bridge to the renderer as
+// `window.workbench`, and the File menu's events as `window.workbenchMenu`, and nothing else.
+// Each bridge method is one IPC call; no Electron object, IPC event or `ipcRenderer` reaches the
+// page.
 
 import { contextBridge, ipcRenderer } from 'electron'
 import { BRIDGE_OPERATIONS, type Bridge } from '@shared/bridge'
+import { MENU_CHANNELS, type MenuImportFile, type ShellMenu } from '@shared/shell-menu'
 import type { IpcOutcome } from './ipc'
 
 const bridge = Object.fromEntries(
@@ -18,3 +20,14 @@ const bridge = Object.fromEntries(
 ) as unknown as Bridge
 
 contextBridge.exposeInMainWorld('workbench', bridge)
+
+const menu: ShellMenu = {
+  onImport: (listener) => {
+    ipcRenderer.on(MENU_CHANNELS.import, (_event, file: MenuImportFile) => listener(file))
+  },
+  onNavigate: (listener) => {
+    ipcRenderer.on(MENU_CHANNELS.navigate, (_event, screen: string) => listener(screen))
+  },
+}
+
+contextBridge.exposeInMainWorld('workbenchMenu', menu)
