@@ -112,6 +112,7 @@ export function applyConfiguration(
   applyFirewall(parts, before, after)
   applyRulesets(parts, before, after)
   applyPageRules(parts, before, after)
+  applySamples(zone, before, after)
   if (after.previous_waf !== undefined) {
     applyPreviousWaf(zone, parts, before.previous_waf, after.previous_waf)
   }
@@ -240,6 +241,19 @@ function applyPageRules(parts: ZoneParts, before: ZoneContent, after: ZoneConten
       }
     })
   })
+}
+
+/** Samples are the workbench's own: stored as the bundle has them, ids and times kept. */
+function applySamples(zone: ZoneObject, before: ZoneContent, after: ZoneContent): void {
+  if (after.samples === undefined) return
+  const old = byId(before.samples ?? [])
+  const kept = new Set(after.samples.map((sample) => sample.id))
+  for (const sample of before.samples ?? []) {
+    if (!kept.has(sample.id)) zone.samples.remove(sample.id)
+  }
+  for (const sample of after.samples) {
+    if (contentKey(old.get(sample.id)) !== contentKey(sample)) zone.samples.write(sample)
+  }
 }
 
 function applyPreviousWaf(

@@ -2,7 +2,8 @@
 // rulesets, filters, firewall rules, page rules and previous-WAF settings), with nothing but
 // bash, curl and jq. It is idempotent: each resource is looked up first (by id, then by what
 // names it) and written only where it differs, so a second run makes no call that writes. It creates and updates, never deletes,
-// and stops at the first refusal with the API's own errors.
+// and stops at the first refusal with the API's own errors. The zone's saved sample requests are
+// the workbench's own, with no counterpart in the vendor's API: the script leaves them out.
 
 import type {
   BundleFilter,

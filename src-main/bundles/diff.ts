@@ -124,6 +124,7 @@ const EMPTY: Omit<BundleContent, 'zone'> = {
   firewall_rules: [],
   firewall_settings: { rule_quota: null },
   page_rules: [],
+  samples: [],
   event_log_settings: { max_events: 0, max_bytes: 0 },
 }
 
@@ -225,6 +226,13 @@ export function diffConfigurations(
     ...diffList('waf_override', previousBefore?.overrides ?? [], previousAfter?.overrides ?? [], {
       name: (override) => `URI-based WAF override for ${override.urls.join(', ')}`,
     }),
+    // A side without samples (a bundle written before they were carried, a remote zone) keeps
+    // the other's: only two lists of them are compared.
+    ...(was.samples === undefined || after.samples === undefined
+      ? []
+      : diffList('sample', was.samples, after.samples, {
+          name: (sample) => `Sample request ${sample.name}`,
+        })),
   ]
 }
 

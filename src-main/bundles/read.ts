@@ -35,6 +35,7 @@ export function readConfiguration(
     })),
     firewall_settings: { rule_quota: zone.firewall.ruleQuota() ?? null },
     page_rules: zone.pageRules.list(),
+    samples: zone.samples.list(),
     ...(record.waf_product === 'previous' ? { previous_waf: readPreviousWaf(zone, parts) } : {}),
     ...readMigration(zone, record),
   }

@@ -373,6 +373,7 @@ export function planRemote(
       // The workbench's own settings: the vendor's API has no call for them.
       case 'firewall_settings':
       case 'event_log_settings':
+      case 'sample':
         return undefined
     }
   }

@@ -5,7 +5,8 @@
 // existing resource, so that applying the file to the production zone adopts what is there
 // rather than creating it again (a second entry point is refused with 20217). Schemas:
 // https://registry.terraform.io/providers/cloudflare/cloudflare/latest/docs (v5), and the
-// provider's docs at its tags v4.52.8 and v3.35.0 for the older ones.
+// provider's docs at its tags v4.52.8 and v3.35.0 for the older ones. The zone's saved sample
+// requests are the workbench's own, with no resource in the provider: the file leaves them out.
 
 import type {
   BundleFilter,

@@ -66,7 +66,7 @@ export class SampleStore {
   delete(id: string, context: SampleContext): { id: string } {
     const sample = this.get(id, context.basePath)
     context.describe(`Sample request ${sample.name} deleted`)
-    this.sql.exec('DELETE FROM samples WHERE id = ?', id)
+    this.remove(id)
     return { id }
   }
 
@@ -87,5 +87,10 @@ export class SampleStore {
       sample.modified_on,
       seq,
     )
+  }
+
+  /** Removes a sample; the caller describes the change (a bundle's import, once for all). */
+  remove(id: string): void {
+    this.sql.exec('DELETE FROM samples WHERE id = ?', id)
   }
 }

@@ -6,11 +6,12 @@
 //
 // Account-level managed rulesets are not carried: the execute rules that deploy them name them
 // by id. Security events are traffic, not configuration, and are not carried either; the event
-// log's caps are.
+// log's caps are. The zone's saved sample requests (the workbench's own) are.
 
 import { Type, type Static } from 'typebox'
 import { FIREWALL_ACTIONS, FIREWALL_PRODUCTS } from './firewall'
 import { PHASES, RuleBody } from './rulesets'
+import { Sample } from './samples'
 import {
   MIGRATION_STATES,
   PageRuleCreateBody,
@@ -244,6 +245,11 @@ export const ZoneBundle = Type.Object(
     previous_waf: Type.Optional(BundlePreviousWaf),
     /** a zone whose migration off the previous product has begun, as its status answers it */
     waf_migration: Type.Optional(BundleMigration),
+    /**
+     * the workbench's own saved sample requests; a bundle without them (one written before they
+     * were carried, or read from production) leaves the zone's as they are
+     */
+    samples: Type.Optional(Type.Array(Sample, { maxItems: 10_000 })),
   },
   { additionalProperties: false },
 )
@@ -265,6 +271,7 @@ export const BUNDLE_RESOURCE_KINDS = [
   'waf_group',
   'waf_rule',
   'waf_override',
+  'sample',
 ] as const
 export type BundleResourceKind = (typeof BUNDLE_RESOURCE_KINDS)[number]
 

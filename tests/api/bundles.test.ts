@@ -178,8 +178,36 @@ async function managedZone(on: Running): Promise<string> {
     `${on.origin}/workbench/v1/zones/${zone}/events/settings`,
     patch({ max_events: 5000 }),
   )
+  for (const sample of SAMPLES) {
+    await ok(on, `${on.origin}/workbench/v1/zones/${zone}/samples`, post(sample))
+  }
   return zone
 }
+
+/** The managed zone's saved sample requests (the workbench's own, carried by its bundle). */
+const SAMPLES = [
+  {
+    name: 'SQL injection probe',
+    expected: 'blocked',
+    request: {
+      method: 'GET',
+      url: 'https://managed.example/?id=1%27%20OR%201=1--',
+      headers: { 'user-agent': ['curl/8.0', 'probe'] },
+      country: 'DE',
+      botScore: 2,
+    },
+  },
+  {
+    name: 'Upload',
+    expected: 'passed',
+    request: {
+      method: 'POST',
+      url: 'https://managed.example/api/upload',
+      headers: { 'content-type': 'application/json' },
+      body: '{"file": "a.txt"}',
+    },
+  },
+]
 
 /** A zone on the previous product, set up by previousSettings. */
 async function previousZone(on: Running): Promise<string> {
@@ -292,6 +320,7 @@ async function everything(on: Running, zone: string): Promise<Record<string, unk
   await read(`${on.origin}/workbench/v1/zones/${zone}/firewall/settings`)
   await read(`${on.origin}/workbench/v1/zones/${zone}/events/settings`)
   await read(`/zones/${zone}/waf_migration/status`)
+  await read(`${on.origin}/workbench/v1/zones/${zone}/samples`)
   const record = answers[`/zones/${zone}`] as { waf_product: string }
   if (record.waf_product === 'previous') {
     const waf = `/zones/${zone}/firewall/waf`
@@ -341,6 +370,7 @@ describe('the round trip', () => {
     expect(bundle.firewall_settings).toEqual({ rule_quota: 50 })
     expect(bundle.event_log_settings.max_events).toBe(5000)
     expect(bundle.previous_waf).toBeUndefined()
+    expect(bundle.samples).toMatchObject(SAMPLES)
   })
 
   it('gives the same bytes after an import into an empty data dir, and the same API answers', async () => {
@@ -506,6 +536,62 @@ describe('importing over an existing zone', () => {
     expect(deployed.version).toBe('2')
     expect(deployed.rules[0].action_parameters.overrides).toEqual({ action: 'log' })
     expect(deployed.rules[0].version).toBe('2')
+  })
+})
+
+describe('importing samples over an existing zone', () => {
+  let zone: string
+  let bundle: any
+  const samples = (on: Running) => ok(on, `${on.origin}/workbench/v1/zones/${zone}/samples`)
+  beforeAll(async () => {
+    zone = (await ok(target, '/zones', post({ name: 'samples.example' }))).id
+    for (const sample of SAMPLES) {
+      await ok(target, `${target.origin}/workbench/v1/zones/${zone}/samples`, post(sample))
+    }
+    bundle = JSON.parse((await exportText(target, zone)).text)
+  })
+
+  it('lists each sample created, changed and deleted, and stores them as the bundle has them', async () => {
+    const edited = structuredClone(bundle)
+    const [kept, dropped] = edited.samples
+    kept.expected = 'challenged'
+    edited.samples = [
+      kept,
+      { ...dropped, id: 'cccccccccccccccccccccccccccccccc', name: 'Health check' },
+    ]
+    const answer = await importBundle(target, edited)
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+    expect(answer.body.result.changes).toEqual([
+      {
+        kind: 'sample',
+        id: kept.id,
+        action: 'update',
+        summary: 'Sample request SQL injection probe: expected: blocked → challenged',
+      },
+      {
+        kind: 'sample',
+        id: 'cccccccccccccccccccccccccccccccc',
+        action: 'create',
+        summary: 'Sample request Health check created',
+      },
+      {
+        kind: 'sample',
+        id: dropped.id,
+        action: 'delete',
+        summary: 'Sample request Upload deleted',
+      },
+    ])
+    expect(await samples(target)).toEqual(edited.samples)
+  })
+
+  it('keeps the zone’s samples when the bundle has none (one written before they were carried)', async () => {
+    const before = await samples(target)
+    const { samples: _samples, ...older } = bundle
+    const answer = await importBundle(target, older, '?dry_run=true')
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+    expect(answer.body.result.changes.filter((c: any) => c.kind === 'sample')).toEqual([])
+    expect(await importBundle(target, older)).toMatchObject({ status: 200 })
+    expect(await samples(target)).toEqual(before)
   })
 })
 
