@@ -1,7 +1,7 @@
 // The Electron shell's File menu, as the renderer receives it: the preload exposes these
 // subscriptions (and no `ipcRenderer`) as `window.workbenchMenu`; the headless shell has no menu.
 
-/** A bundle the user chose with File ▸ Import…, read by the main process. */
+/** A bundle or Terraform file the user chose with File ▸ Import…, read by the main process. */
 export interface MenuImportFile {
   name: string
   text: string

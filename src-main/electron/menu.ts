@@ -1,7 +1,7 @@
 // The Electron shell's application menu. File ▸ Import… opens the file dialog in the main process
-// and hands the chosen bundle's text to the Import screen, which checks it in a dry run and
-// imports it once the user confirms, as for a dropped file; File ▸ Export… opens the Export
-// screen, whose Save goes through the bridge's saveFile and its save dialog.
+// and hands the chosen bundle or Terraform file's text to the Import screen, which checks it in a
+// dry run and imports it once the user confirms, as for a dropped file; File ▸ Export… opens the
+// Export screen, whose Save goes through the bridge's saveFile and its save dialog.
 
 import {
   Menu,
@@ -16,11 +16,11 @@ import { MENU_CHANNELS, type MenuImportFile } from '@shared/shell-menu'
 import { fileFault } from './file-fault'
 
 const IMPORT_DIALOG: OpenDialogOptions = {
-  title: 'Import a zone bundle',
+  title: 'Import a zone bundle or Terraform file',
   buttonLabel: 'Check',
   properties: ['openFile'],
   filters: [
-    { name: 'Zone bundles', extensions: ['json'] },
+    { name: 'Zone bundles and Terraform files', extensions: ['json', 'tf'] },
     { name: 'All files', extensions: ['*'] },
   ],
 }
