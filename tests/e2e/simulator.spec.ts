@@ -41,6 +41,7 @@ async function zoneWithRuleset(workbench: Workbench, name: string, rulesetId: st
 test('simulate a WordPress login with exposed credentials and keep it as a sample', async ({
   page,
   workbench,
+  browser,
 }) => {
   await zoneWithRuleset(workbench, 'blog.example.org', EXPOSED_CREDENTIALS)
 
@@ -112,6 +113,66 @@ test('simulate a WordPress login with exposed credentials and keep it as a sampl
   // Samples are kept per zone across visits.
   await page.reload()
   await expect(page.getByRole('list', { name: 'Samples' }).getByRole('listitem')).toHaveCount(2)
+
+  // They live in the zone, not in the browser: a new context, with empty storage, lists them too.
+  const fresh = await browser.newContext()
+  const other = await fresh.newPage()
+  await other.goto(workbench.ui)
+  await other.getByRole('link', { name: 'Simulator' }).click()
+  const listed = other.getByRole('list', { name: 'Samples' }).getByRole('listitem')
+  await expect(listed).toHaveCount(2)
+  await expect(listed.first()).toContainText('Exposed WordPress login')
+  await fresh.close()
+})
+
+test('samples an earlier version kept in the browser move into the zone', async ({
+  page,
+  workbench,
+}) => {
+  const zoneId = await zoneWithRuleset(workbench, 'legacy.example.org', GENERAL)
+  const key = `zone-workbench:samples:${zoneId}`
+  await page.goto(workbench.ui)
+  await page.evaluate(([storageKey, stored]) => localStorage.setItem(storageKey, stored), [
+    key,
+    JSON.stringify([
+      {
+        id: 'f3b1c2d4-0000-4000-8000-000000000001',
+        name: 'Old probe',
+        expected: 'blocked',
+        fields: {
+          method: 'GET',
+          url: 'https://legacy.example.org/?q=<script>',
+          headers: [{ name: 'user-agent', value: 'curl/8.0' }],
+          bodyMode: 'none',
+          formRows: [{ name: '', value: '' }],
+          json: '{}',
+          raw: '',
+          ip: '',
+          country: '',
+          botScore: null,
+          threatScore: null,
+        },
+      },
+    ]),
+  ] as const)
+  await page.getByRole('link', { name: 'Simulator' }).click()
+  const listed = page.getByRole('list', { name: 'Samples' }).getByRole('listitem')
+  await expect(listed).toHaveCount(1)
+  await expect(listed).toContainText('Old probe')
+  expect(await page.evaluate((storageKey) => localStorage.getItem(storageKey), key)).toBeNull()
+  const samples = await fetch(
+    `${new URL(workbench.api).origin}/workbench/v1/zones/${zoneId}/samples`,
+    {
+      headers: { authorization: `Bearer ${workbench.token}` },
+    },
+  ).then((r) => r.json())
+  expect(samples.result).toMatchObject([
+    {
+      name: 'Old probe',
+      expected: 'blocked',
+      request: { method: 'GET', url: 'https://legacy.example.org/?q=<script>' },
+    },
+  ])
 })
 
 test('replay attack traffic against the managed ruleset and find the blocks as events', async ({

@@ -70,6 +70,8 @@ export const workbenchApi = {
     (await request<T>('POST', `/workbench/v1${path}`, body)).result,
   patch: async <T>(path: string, body: unknown): Promise<T> =>
     (await request<T>('PATCH', `/workbench/v1${path}`, body)).result,
+  delete: async <T>(path: string): Promise<T> =>
+    (await request<T>('DELETE', `/workbench/v1${path}`)).result,
   /** A file the route answers instead of an envelope, as its text. */
   getText: (path: string): Promise<string> => requestText('GET', `/workbench/v1${path}`),
   /** A POST answered by a file or a stream (e.g. NDJSON progress), as its text. */

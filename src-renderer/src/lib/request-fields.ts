@@ -1,7 +1,7 @@
 // The request the Simulator composes, as plain fields: method, URL, headers, a body written as a
 // form, as JSON or as raw text, and what the edge knows of the client. `buildRequest` turns them
-// into the request description the simulate route takes; saved samples keep the fields
-// themselves, so a sample loads back into the composer as it was written.
+// into the request description the simulate route takes, which is what a saved sample keeps;
+// `requestFields` turns it back into fields, so a sample loads back into the composer.
 
 import type { SimulatedRequest } from '@shared/api/simulate'
 
@@ -94,4 +94,41 @@ export function buildRequest(fields: DraftFields): SimulatedRequest {
   if (fields.botScore !== null) request.botScore = fields.botScore
   if (fields.threatScore !== null) request.threatScore = fields.threatScore
   return request
+}
+
+/** The fields that compose `request`: the body's mode is read from its content type. */
+export function requestFields(request: SimulatedRequest): DraftFields {
+  const rows = Object.entries(request.headers ?? {}).flatMap(([name, value]) =>
+    (Array.isArray(value) ? value : [value]).map((one) => ({ name, value: one })),
+  )
+  const contentType = rows.find((row) => row.name.toLowerCase() === 'content-type')?.value
+  const body = request.body
+  const bodyMode: BodyMode =
+    body === undefined
+      ? 'none'
+      : contentType === FORM_CONTENT_TYPE
+        ? 'form'
+        : contentType === JSON_CONTENT_TYPE
+          ? 'json'
+          : 'raw'
+  return {
+    method: request.method,
+    url: request.url,
+    // A form or JSON body states its own content type (buildRequest adds it back).
+    headers:
+      modeContentType(bodyMode) === null
+        ? rows
+        : rows.filter((row) => row.name.toLowerCase() !== 'content-type'),
+    bodyMode,
+    formRows:
+      bodyMode === 'form'
+        ? [...new URLSearchParams(body)].map(([name, value]) => ({ name, value }))
+        : [{ name: '', value: '' }],
+    json: bodyMode === 'json' ? body! : '{}',
+    raw: bodyMode === 'raw' ? body! : '',
+    ip: request.ip ?? '',
+    country: request.country ?? '',
+    botScore: request.botScore ?? null,
+    threatScore: request.threatScore ?? null,
+  }
 }

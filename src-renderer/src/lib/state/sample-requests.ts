@@ -1,11 +1,15 @@
-// Saved sample requests: named requests with the outcome they should get, per zone, kept in this
-// machine's renderer storage (they are a user's test cases, not part of the zone's configuration).
+// Saved sample requests used to be kept in this machine's renderer storage; they now live in the
+// zone's object (/workbench/v1/zones/{id}/samples), so they travel with its bundle and survive a
+// reinstall. What an earlier version left in storage is moved into the zone on first load.
 
+import type { ApiMessage } from '@shared/api/envelope'
+import type { Sample } from '@shared/api/samples'
 import { OUTCOMES, type Outcome } from '@shared/api/simulate'
-import { BODY_MODES, type DraftFields, type FieldRow } from '../request-fields'
+import { errorMessages, workbenchApi } from '../api'
+import { BODY_MODES, buildRequest, type DraftFields, type FieldRow } from '../request-fields'
 
-export interface SampleRequest {
-  id: string
+/** A sample as an earlier version stored it: the composer's fields. */
+interface StoredSample {
   name: string
   expected: Outcome
   fields: DraftFields
@@ -37,28 +41,48 @@ function isFields(value: unknown): value is DraftFields {
   )
 }
 
-function isSample(value: unknown): value is SampleRequest {
+function isStoredSample(value: unknown): value is StoredSample {
   return (
     isRecord(value) &&
-    typeof value['id'] === 'string' &&
     typeof value['name'] === 'string' &&
     (OUTCOMES as readonly unknown[]).includes(value['expected']) &&
     isFields(value['fields'])
   )
 }
 
-/** The zone's saved samples; entries this version cannot read are left out. */
-export function loadSamples(zoneId: string): SampleRequest[] {
+function storedSamples(zoneId: string): StoredSample[] {
   const text = localStorage.getItem(storageKey(zoneId))
   if (text === null) return []
   try {
     const parsed: unknown = JSON.parse(text)
-    return Array.isArray(parsed) ? parsed.filter(isSample) : []
+    return Array.isArray(parsed) ? parsed.filter(isStoredSample) : []
   } catch {
     return []
   }
 }
 
-export function storeSamples(zoneId: string, samples: readonly SampleRequest[]): void {
-  localStorage.setItem(storageKey(zoneId), JSON.stringify(samples))
+/**
+ * Moves the samples an earlier version kept in storage for the zone into the zone, in their
+ * order, and forgets them there; one the API refuses stays in storage and its messages are
+ * answered, so nothing saved is lost.
+ */
+export async function moveStoredSamples(zoneId: string): Promise<ApiMessage[]> {
+  if (localStorage.getItem(storageKey(zoneId)) === null) return []
+  const refused: StoredSample[] = []
+  const messages: ApiMessage[] = []
+  for (const sample of storedSamples(zoneId)) {
+    try {
+      await workbenchApi.post<Sample>(`/zones/${zoneId}/samples`, {
+        name: sample.name,
+        expected: sample.expected,
+        request: buildRequest(sample.fields),
+      })
+    } catch (error) {
+      refused.push(sample)
+      messages.push(...errorMessages(error))
+    }
+  }
+  if (refused.length === 0) localStorage.removeItem(storageKey(zoneId))
+  else localStorage.setItem(storageKey(zoneId), JSON.stringify(refused))
+  return messages
 }

@@ -5,21 +5,22 @@
 import type { ApiMessage } from '@shared/api/envelope'
 import type { RulesetSummary } from '@shared/api/rulesets'
 import { allCursorPages, errorMessages, workbenchApi } from '../api'
-import type { Outcome, Simulation } from '@shared/api/simulate'
-import { buildRequest, type DraftFields } from '../request-fields'
+import type { Sample } from '@shared/api/samples'
+import type { Outcome, Simulation, SimulatedRequest } from '@shared/api/simulate'
+import { buildRequest, requestFields } from '../request-fields'
 import { RequestDraft } from './request-draft.svelte'
-import { loadSamples, storeSamples, type SampleRequest } from './sample-requests'
+import { moveStoredSamples } from './sample-requests'
 import { ZoneChoice } from './zone-choice.svelte'
 
 export interface SuiteRow {
-  sample: SampleRequest
+  sample: Sample
   actual: Simulation | null
   error: string | null
 }
 
-function simulate(zoneId: string, fields: DraftFields, record: boolean): Promise<Simulation> {
+function simulate(zoneId: string, request: SimulatedRequest, record: boolean): Promise<Simulation> {
   const query = record ? '' : '?record=false'
-  return workbenchApi.post<Simulation>(`/zones/${zoneId}/simulate${query}`, buildRequest(fields))
+  return workbenchApi.post<Simulation>(`/zones/${zoneId}/simulate${query}`, request)
 }
 
 export class SimulatorState {
@@ -31,7 +32,7 @@ export class SimulatorState {
   running = $state(false)
   result = $state.raw<Simulation | null>(null)
   errors = $state.raw<ApiMessage[]>([])
-  samples = $state.raw<SampleRequest[]>([])
+  samples = $state.raw<Sample[]>([])
   suite = $state.raw<SuiteRow[]>([])
   suiteRunning = $state(false)
 
@@ -55,8 +56,13 @@ export class SimulatorState {
     this.result = null
     this.suite = []
     this.errors = []
-    this.samples = loadSamples(zoneId)
+    this.samples = []
     try {
+      const moved = await moveStoredSamples(zoneId)
+      const samples = await workbenchApi.get<Sample[]>(`/zones/${zoneId}/samples`)
+      if (this.choice.zoneId !== zoneId) return
+      this.samples = samples
+      this.errors = moved
       const rulesets = await allCursorPages<RulesetSummary>(`/zones/${zoneId}/rulesets`)
       if (this.choice.zoneId !== zoneId) return
       this.rulesetNames = Object.fromEntries(rulesets.map((ruleset) => [ruleset.id, ruleset.name]))
@@ -70,7 +76,7 @@ export class SimulatorState {
     if (zoneId === null || this.draft.jsonError !== null) return
     this.running = true
     try {
-      this.result = await simulate(zoneId, this.draft.fields(), this.record)
+      this.result = await simulate(zoneId, buildRequest(this.draft.fields()), this.record)
       this.errors = []
     } catch (error) {
       this.result = null
@@ -80,29 +86,41 @@ export class SimulatorState {
     }
   }
 
-  saveSample(name: string, expected: Outcome): void {
+  /** Whether the sample was saved (a refusal's messages are shown). */
+  async saveSample(name: string, expected: Outcome): Promise<boolean> {
     const zoneId = this.choice.zoneId
-    if (zoneId === null) return
-    const sample: SampleRequest = {
-      id: crypto.randomUUID(),
-      name,
-      expected,
-      fields: this.draft.fields(),
+    if (zoneId === null) return false
+    try {
+      const sample = await workbenchApi.post<Sample>(`/zones/${zoneId}/samples`, {
+        name,
+        expected,
+        request: buildRequest(this.draft.fields()),
+      })
+      if (this.choice.zoneId === zoneId) this.samples = [...this.samples, sample]
+      this.errors = []
+      return true
+    } catch (error) {
+      this.errors = errorMessages(error)
+      return false
     }
-    this.samples = [...this.samples, sample]
-    storeSamples(zoneId, this.samples)
   }
 
-  removeSample(id: string): void {
+  async removeSample(id: string): Promise<void> {
     const zoneId = this.choice.zoneId
     if (zoneId === null) return
-    this.samples = this.samples.filter((sample) => sample.id !== id)
-    this.suite = this.suite.filter((row) => row.sample.id !== id)
-    storeSamples(zoneId, this.samples)
+    try {
+      await workbenchApi.delete(`/zones/${zoneId}/samples/${id}`)
+      if (this.choice.zoneId !== zoneId) return
+      this.samples = this.samples.filter((sample) => sample.id !== id)
+      this.suite = this.suite.filter((row) => row.sample.id !== id)
+      this.errors = []
+    } catch (error) {
+      this.errors = errorMessages(error)
+    }
   }
 
-  openSample(sample: SampleRequest): void {
-    this.draft.load(sample.fields)
+  openSample(sample: Sample): void {
+    this.draft.load(requestFields(sample.request))
     this.result = null
   }
 
@@ -115,7 +133,7 @@ export class SimulatorState {
     try {
       for (const sample of this.samples) {
         try {
-          rows.push({ sample, actual: await simulate(zoneId, sample.fields, false), error: null })
+          rows.push({ sample, actual: await simulate(zoneId, sample.request, false), error: null })
         } catch (error) {
           const message = errorMessages(error)
             .map((m) => m.message)
