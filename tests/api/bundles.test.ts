@@ -6,7 +6,7 @@
 // bundle that is not one, breaks the schema or would be refused by the API writes nothing.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CREDENTIALS, removeDataDir, startService, type Running } from './harness'
+import { CREDENTIALS, startService, type Running } from './harness'
 import {
   CLOUDFLARE_SPECIALS,
   GENERAL,
@@ -21,6 +21,8 @@ import {
   patch,
   post,
   put,
+  startSourceAndTarget,
+  stopAndRemove,
 } from './fixtures-zones'
 
 const EXPOSED = 'c2e184081120413c86c3ab7e14069605'
@@ -29,18 +31,9 @@ let source: Running
 let target: Running
 
 beforeAll(async () => {
-  // A migration's switch-over completes within the test (the default is two minutes).
-  ;[source, target] = await Promise.all([
-    startService(undefined, { migrationSwitchMs: SWITCH_MS }),
-    startService(),
-  ])
+  ;({ source, target } = await startSourceAndTarget())
 })
-afterAll(async () => {
-  for (const running of [source, target]) {
-    await running.stop()
-    removeDataDir(running.dataDir)
-  }
-})
+afterAll(() => stopAndRemove(source, target))
 
 /** The bundle's text as the export route answers it, with its headers. */
 async function exportText(on: Running, zone: string, query = '?format=bundle') {

@@ -19,31 +19,24 @@ import {
   OWASP_GENERIC_ATTACKS,
   OWASP_PACKAGE,
   PUBLIC_KEY,
-  SWITCH_MS,
   TRADITIONAL_PACKAGE,
   managedZone,
   migrationZone,
   ok,
   post,
   previousZone,
+  startSourceAndTarget,
+  stopAndRemove,
 } from './fixtures-zones'
-import { CREDENTIALS, removeDataDir, startService, type Running } from './harness'
+import { CREDENTIALS, type Running } from './harness'
 
 let source: Running
 let target: Running
 
 beforeAll(async () => {
-  ;[source, target] = await Promise.all([
-    startService(undefined, { migrationSwitchMs: SWITCH_MS }),
-    startService(),
-  ])
+  ;({ source, target } = await startSourceAndTarget())
 })
-afterAll(async () => {
-  for (const running of [source, target]) {
-    await running.stop()
-    removeDataDir(running.dataDir)
-  }
-})
+afterAll(() => stopAndRemove(source, target))
 
 async function exportFile(zone: string, query: string) {
   const response = await fetch(`${source.origin}/workbench/v1/zones/${zone}/export?${query}`, {

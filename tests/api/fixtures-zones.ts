@@ -3,7 +3,7 @@
 // a zone on the previous product with page rules and a URI override; and zones mid-migration.
 
 import { expect } from 'vitest'
-import type { Running } from './harness'
+import { removeDataDir, startService, type Running } from './harness'
 
 export const GENERAL = 'efb7b8c949ac4650a09736fc376e9aee'
 export const OWASP = '4814384a9e5d4991b9815dcfc25d2f1f'
@@ -21,6 +21,23 @@ export const patch = (json: unknown): Init => ({ method: 'PATCH', json })
 
 /** A migration's switch-over, two minutes by default, completes within the test. */
 export const SWITCH_MS = 200
+
+/** A service to build zones on (its migrations switch over within a test), and an empty one. */
+export async function startSourceAndTarget(): Promise<{ source: Running; target: Running }> {
+  const [source, target] = await Promise.all([
+    startService(undefined, { migrationSwitchMs: SWITCH_MS }),
+    startService(),
+  ])
+  return { source, target }
+}
+
+/** Stops services and removes their data dirs. */
+export async function stopAndRemove(...services: Running[]): Promise<void> {
+  for (const running of services) {
+    await running.stop()
+    removeDataDir(running.dataDir)
+  }
+}
 
 export async function ok(on: Running, path: string, init?: Init): Promise<any> {
   const answer = await on.call(path, init)

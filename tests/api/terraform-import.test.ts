@@ -8,24 +8,23 @@
 import { parse } from '@cdktf/hcl2json'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseHcl, type HclBody, type HclNode } from '../../src-main/bundles/hcl-parse'
-import { managedZone, migrationZone, ok, previousZone, SWITCH_MS } from './fixtures-zones'
-import { CREDENTIALS, removeDataDir, startService, type Running } from './harness'
+import {
+  managedZone,
+  migrationZone,
+  ok,
+  previousZone,
+  startSourceAndTarget,
+  stopAndRemove,
+} from './fixtures-zones'
+import { CREDENTIALS, type Running } from './harness'
 
 let source: Running
 let target: Running
 
 beforeAll(async () => {
-  ;[source, target] = await Promise.all([
-    startService(undefined, { migrationSwitchMs: SWITCH_MS }),
-    startService(),
-  ])
+  ;({ source, target } = await startSourceAndTarget())
 })
-afterAll(async () => {
-  for (const running of [source, target]) {
-    await running.stop()
-    removeDataDir(running.dataDir)
-  }
-})
+afterAll(() => stopAndRemove(source, target))
 
 const zones: Record<string, { id: string; name: string; plan: string }> = {}
 beforeAll(async () => {
