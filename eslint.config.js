@@ -3,9 +3,9 @@ import svelte from 'eslint-plugin-svelte'
 import globals from 'globals'
 import ts from 'typescript-eslint'
 
-// The layers point one way (DESIGN.md): shared ← storage ← objects ← zones ← api, bridge, export,
-// bundles ← service ← shells; engine sees only shared; the renderer sees only shared. Each rule
-// below forbids the imports that would point the other way.
+// The layers point one way (docs/architecture.md#layers): shared ← storage ← objects ← zones ← api,
+// bridge, export, bundles ← service ← shells; engine sees only shared; the renderer sees only
+// shared. Each rule below forbids the imports that would point the other way.
 const layer = (files, patterns) => ({
   files,
   rules: { 'no-restricted-imports': ['error', { patterns }] },

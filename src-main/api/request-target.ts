@@ -8,7 +8,7 @@
 //   - percent-encoded unreserved characters (letters, digits, `-._~`) are decoded, since they
 //     name the same resource either way; reserved ones (`%2F`, `%3F`, …) stay encoded, so `%2F`
 //     never becomes a path separator;
-//   - runs of slashes become one, and dot segments are removed (§5.2.4).
+//   - runs of slashes become one, and dot segments are removed (RFC 3986 §5.2.4).
 // The query is left exactly as sent.
 
 /** What a request names once normalised. */

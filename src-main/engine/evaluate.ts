@@ -1,4 +1,5 @@
-// Running a plan against one request (reference/rules-engine.md §9.6 and §9.11):
+// Running a plan against one request (docs/vendor-behaviour.md#evaluating-one-phase and
+// docs/vendor-behaviour.md#running-firewall-rules):
 //   1. the previous product's firewall rules, in their order: `log` records and goes on, `bypass`
 //      records the products it bypasses (`waf` skips the managed phase), `allow` ends the firewall
 //      rules, the challenges and `block` end everything;

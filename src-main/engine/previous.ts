@@ -1,4 +1,5 @@
-// The previous managed-rules product (reference/cf-api.md §7), planned once and run per request:
+// The previous managed-rules product (docs/vendor-behaviour.md#running-the-previous-waf), planned
+// once and run per request:
 //   1. the zone's `waf` setting, unless the page rule that applies to the URL (the first active
 //      one in precedence that matches) says otherwise: Disable Security and WAF off turn it off,
 //      WAF on turns it on;

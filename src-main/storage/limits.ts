@@ -1,5 +1,6 @@
-// The mission's key-value limits, enforced on both backends with the vendor runtime's messages.
-// Where this is stricter than local workerd, DEVIATIONS.md says so.
+// The key-value limits (docs/vendor-behaviour.md#stateful-object-storage), enforced on both
+// backends with the vendor runtime's messages. Where this is stricter than local workerd,
+// DEVIATIONS.md says so.
 import { keyByteLength } from './encoding'
 
 export const MAX_KEYS_PER_CALL = 128

@@ -1,6 +1,6 @@
 // One error type for every failure a user can cause: the API answers it in the vendor's envelope
 // with its HTTP status, the bridge carries it to the renderer, and the zones layer throws it.
-// The codes are the vendor's where the reference gives them (reference/cf-api.md §8).
+// The codes are the vendor's where it publishes them (docs/vendor-behaviour.md#error-codes).
 
 import type { ApiMessage } from './envelope'
 

@@ -1,5 +1,6 @@
 // Filters and firewall rules as the vendor's (deprecated, still used) Filters and Firewall Rules
-// APIs show them (reference/cf-api.md §4–5), and the bodies those APIs take.
+// APIs show them (docs/vendor-behaviour.md#firewall-rules-api,
+// docs/vendor-behaviour.md#filters-api), and the bodies those APIs take.
 
 import { Type, type Static } from 'typebox'
 

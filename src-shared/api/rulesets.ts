@@ -1,8 +1,8 @@
-// Rulesets as the vendor's Rulesets API shows them (reference/cf-api.md §2–3), and the request
-// bodies it takes. The bodies are TypeBox schemas: the API validates their shape with them and
-// both sides take their types from them. What a schema cannot say (an expression that does not
-// parse, an execute rule naming no ruleset, an override of an unknown tag) is checked in main,
-// where the errors get the vendor's codes and `source.pointer`.
+// Rulesets as the vendor's Rulesets API shows them (docs/vendor-behaviour.md#rulesets-and-phases),
+// and the request bodies it takes. The bodies are TypeBox schemas: the API validates their shape
+// with them and both sides take their types from them. What a schema cannot say (an expression that
+// does not parse, an execute rule naming no ruleset, an override of an unknown tag) is checked in
+// main, where the errors get the vendor's codes and `source.pointer`.
 
 import { Type, type Static } from 'typebox'
 
@@ -65,8 +65,9 @@ export const RULE_ACTIONS = [
 export type RuleAction = (typeof RULE_ACTIONS)[number]
 
 /**
- * Actions a managed ruleset's rules may be overridden to (the mission: Managed Challenge, Block,
- * JS Challenge, Log, Interactive Challenge); the exposed-credentials rules also take `rewrite`.
+ * Actions a managed ruleset's rules may be overridden to (Managed Challenge, Block, JS Challenge,
+ * Log, Interactive Challenge: docs/vendor-behaviour.md#actions); the exposed-credentials rules also
+ * take `rewrite`.
  */
 export const MANAGED_OVERRIDE_ACTIONS = [
   'managed_challenge',

@@ -1,5 +1,6 @@
-// The previous managed-rules product ("WAF managed rules", reference/cf-api.md §7), the page
-// rules that switch it on and off per URL, and the migration to managed rulesets (§6). Request
+// The previous managed-rules product ("WAF managed rules",
+// docs/vendor-behaviour.md#previous-waf-api), the page rules that switch it on and off per URL, and
+// the migration to managed rulesets (docs/vendor-behaviour.md#migration-api). Request
 // bodies are TypeBox schemas: the API validates with them and both sides take their types from
 // them.
 

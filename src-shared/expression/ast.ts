@@ -1,7 +1,8 @@
 // The syntax tree of the Rules language. Every node carries its span (0-based offsets into the
-// expression text, end exclusive). The shape follows wirefilter's AST (Appendix A of the
-// reference): parenthesised groups are kept, runs of one logical operator are flattened into
-// one n-ary node, and the right-hand side of a comparison is already typed by its left side.
+// expression text, end exclusive). The shape follows wirefilter's AST (the serde output of its
+// `ast/mod.rs`, docs/vendor-behaviour.md#grammar): parenthesised groups are kept, runs of one
+// logical operator are flattened into one n-ary node, and the right-hand side of a comparison is
+// already typed by its left side.
 
 import type { IpSetItem } from './lexer'
 import type { IpAddress } from './types'

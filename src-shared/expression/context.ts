@@ -1,7 +1,8 @@
 // Evaluation contexts: the field values an expression is evaluated against.
 //  - requestContext(request) derives every WAF field from a plain request description
-//    (reference Appendix B): URL split and normalized, query arguments, lower-cased header map,
-//    cookies, form and multipart bodies, sniffed body type, client IP and geo data, scores.
+//    (docs/vendor-behaviour.md#deriving-fields-from-a-request): URL split and normalized, query
+//    arguments, lower-cased header map, cookies, form and multipart bodies, sniffed body type,
+//    client IP and geo data, scores.
 //  - createContext(values) takes user-friendly values (text, numbers, IP strings, objects) for
 //    named fields and converts them to the runtime representation, checking their types.
 //  - createList(kind, items) builds what a `$name` resolves to.
@@ -261,7 +262,7 @@ function acceptedLanguages(header: string | undefined): string[] {
     .map((i) => tags[i]!)
 }
 
-/** Builds the evaluation context of a request: every WAF field of reference §8. */
+/** Builds the evaluation context of a request: every WAF field (docs/vendor-behaviour.md#fields). */
 export function requestContext(
   request: RequestDescription,
   options: RequestContextOptions = {},

@@ -1,6 +1,6 @@
-// Functions of the Rules language (reference §7): their signatures (argument kinds and types,
-// checked at parse time in the vendor's order and wording), return types, where each may be used,
-// and their implementations on binary-string values.
+// Functions of the Rules language (docs/vendor-behaviour.md#functions): their signatures (argument
+// kinds and types, checked at parse time in the vendor's order and wording), return types, where
+// each may be used, and their implementations on binary-string values.
 
 import { asciiLower, asciiUpper, bytesToText, utf8Bytes } from './bytes'
 import { formatIp, maskIp } from './ip'

@@ -1,7 +1,8 @@
-// URL path normalization as the vendor's `http_request_sanitize` phase does it (reference §8.2):
-// RFC 3986 mode percent-decodes unreserved characters, upper-cases the remaining escapes,
-// percent-encodes bytes that may not appear in a path and removes dot segments; the vendor's own
-// mode (the default) first turns `\` into `/` and merges runs of `/`. Paths are binary strings.
+// URL path normalization as the vendor's `http_request_sanitize` phase does it
+// (docs/vendor-behaviour.md#url-normalisation): RFC 3986 mode percent-decodes unreserved
+// characters, upper-cases the remaining escapes, percent-encodes bytes that may not appear in a
+// path and removes dot segments; the vendor's own mode (the default) first turns `\` into `/` and
+// merges runs of `/`. Paths are binary strings.
 
 export type NormalizationMode = 'cloudflare' | 'rfc3986' | 'none'
 

@@ -1,9 +1,9 @@
-// The parser: recursive descent in wirefilter's order of attempts (reference §2). Like the
-// vendor's, it is scheme-aware: the type of a comparison's left side decides how its right side
-// is read (so `10:20:30:40:50:60:70:80` is bytes after a Bytes field and IPv6 after an Ip field),
-// and the type errors the vendor reports while parsing are reported here, at the same place and
-// in the same order. Whole-expression rules (the root must be Bool, where functions may be used,
-// known lists) are the checker's.
+// The parser: recursive descent in wirefilter's order of attempts
+// (docs/vendor-behaviour.md#grammar). Like the vendor's, it is scheme-aware: the type of a
+// comparison's left side decides how its right side is read (so `10:20:30:40:50:60:70:80` is bytes
+// after a Bytes field and IPv6 after an Ip field), and the type errors the vendor reports while
+// parsing are reported here, at the same place and in the same order. Whole-expression rules (the
+// root must be Bool, where functions may be used, known lists) are the checker's.
 
 import type {
   ArgNode,

@@ -1,6 +1,6 @@
 // The scheme: the fields (with their types) and functions an expression may use. The default
-// scheme is the vendor's catalogue for WAF rules (reference §8); tests build smaller schemes
-// with createScheme() to run wirefilter's own conformance vectors.
+// scheme is the vendor's catalogue for WAF rules (docs/vendor-behaviour.md#fields); tests build
+// smaller schemes with createScheme() to run wirefilter's own conformance vectors.
 
 import type { FunctionDefinition } from './functions'
 import { BUILTIN_FUNCTIONS } from './functions'
@@ -214,7 +214,10 @@ function wafFields(): Record<string, Omit<FieldDefinition, 'name'>> {
   return out
 }
 
-/** The vendor's scheme for WAF expressions: every field of reference §8 and every function of §7. */
+/**
+ * The vendor's scheme for WAF expressions: every field of docs/vendor-behaviour.md#fields and every
+ * function of docs/vendor-behaviour.md#functions.
+ */
 export const WAF_SCHEME: Scheme = createScheme({
   fields: wafFields(),
   functions: BUILTIN_FUNCTIONS,

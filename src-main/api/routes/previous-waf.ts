@@ -1,4 +1,4 @@
-// The previous managed-rules product's API (reference/cf-api.md §7):
+// The previous managed-rules product's API (docs/vendor-behaviour.md#previous-waf-api):
 // /client/v4/zones/:zone_id/firewall/waf/{packages,overrides}… and the zone's `waf` setting
 // (/settings/waf). Lists page by number (per_page 5..100, 50 by default) and sort by `order` and
 // `direction`. Every route refuses once the zone is on managed rulesets (PreviousWaf says how).

@@ -1,7 +1,8 @@
-// The migration API (reference/cf-api.md §6): /client/v4/zones/:zone_id/waf_migration/{check,
-// config,status}, and the workbench's preview of a migration (/workbench/v1/…/preview). The
-// deployment itself is the Rulesets API's PUT entry point with `waf_migration` (rulesets.ts);
-// the side-by-side replay is with the other replays (simulate.ts).
+// The migration API (docs/vendor-behaviour.md#migration-api):
+// /client/v4/zones/:zone_id/waf_migration/{check,config,status}, and the workbench's preview of a
+// migration (/workbench/v1/…/preview). The deployment itself is the Rulesets API's PUT entry point
+// with `waf_migration` (rulesets.ts); the side-by-side replay is with the other replays
+// (simulate.ts).
 
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'

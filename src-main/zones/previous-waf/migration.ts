@@ -1,7 +1,7 @@
-// The migration from the previous product to managed rulesets (reference/cf-api.md §6, the
-// mission's migration tables): where a zone stands, whether it may migrate, and the managed-phase
-// entry point equivalent to its settings. Everything here reads a snapshot of the zone's settings;
-// ZoneConfiguration runs the transitions.
+// The migration from the previous product to managed rulesets
+// (docs/vendor-behaviour.md#migration-api): where a zone stands, whether it may migrate, and the
+// managed-phase entry point equivalent to its settings. Everything here reads a snapshot of the
+// zone's settings; ZoneConfiguration runs the transitions.
 //
 // What carries over, and how:
 //   - firewall rules with Bypass > WAF Managed Rules become skip rules (`ruleset: current`) with
@@ -11,7 +11,7 @@
 //     to a request); with the zone's WAF off, Web Application Firewall: On page rules become the
 //     scope of the deployments;
 //   - the OWASP package's sensitivity and action become the core ruleset's paranoia level, score
-//     threshold and anomaly action (the mission's table decides: Medium and Low give PL1, High and
+//     threshold and anomaly action (the vendor's table decides: Medium and Low give PL1, High and
 //     Default PL2);
 //   - group and rule modes of the packages do not carry over: they are listed to be recreated.
 
@@ -47,7 +47,9 @@ export const MIGRATION_ERRORS = {
   nothingToMigrate: 10306,
 } as const
 
-/** The mission's limits on what the migration carries over. */
+/**
+ * The vendor's limits on what the migration carries over (docs/vendor-behaviour.md#migration-api).
+ */
 export const MIGRATION_LIMITS = { firewallRules: 200, expressionBytes: 4096 } as const
 
 /** How long a migration's switch-over takes unless the environment says otherwise. */
@@ -144,7 +146,7 @@ export function migrationStatus(
 
 const PARANOIA_TAGS = ['paranoia-level-2', 'paranoia-level-3', 'paranoia-level-4']
 
-/** The mission's sensitivity table (High is the package's default, so Default maps alike). */
+/** The vendor's sensitivity table (High is the package's default, so Default maps alike). */
 export function owaspMapping(settings: PreviousWafSettings): SensitivityMapping {
   const { sensitivity, action_mode } = settings
   const action = action_mode === 'simulate' ? 'log' : action_mode

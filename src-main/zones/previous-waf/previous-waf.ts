@@ -1,7 +1,7 @@
-// The previous product's API for one zone (reference/cf-api.md §7): packages, groups, rules,
-// URI-based overrides and the zone's `waf` setting, read from the catalog and the zone's own
-// settings. It answers only while the previous product runs for the zone; once the zone is on
-// managed rulesets (migrated, or created so), every call is refused the same way.
+// The previous product's API for one zone (docs/vendor-behaviour.md#previous-waf-api): packages,
+// groups, rules, URI-based overrides and the zone's `waf` setting, read from the catalog and the
+// zone's own settings. It answers only while the previous product runs for the zone; once the zone
+// is on managed rulesets (migrated, or created so), every call is refused the same way.
 
 import { ApiError, badRequest, couldNotRoute } from '@shared/api/errors'
 import {
