@@ -1,8 +1,8 @@
-// The previous managed-rules product's API (reference/cf-api.md §7) against a real service, on
-// zones created with `waf_product: "previous"`: packages (OWASP sensitivity and action), groups,
-// rules and their modes, URI-based overrides, the zone's `waf` setting, the vendor's error codes,
-// refusal on zones that run managed rulesets and on the Free plan; and page rules on every zone.
-// What is set survives a restart of the service on the same data dir.
+// The previous managed-rules product's API (docs/vendor-behaviour.md#previous-waf-api) against a
+// real service, on zones created with `waf_product: "previous"`: packages (OWASP sensitivity and
+// action), groups, rules and their modes, URI-based overrides, the zone's `waf` setting, the
+// vendor's error codes, refusal on zones that run managed rulesets and on the Free plan; and page
+// rules on every zone. What is set survives a restart of the service on the same data dir.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { removeDataDir, startService, type Running } from './harness'
 
@@ -11,7 +11,7 @@ const OWASP = 'c504870194831cd12c3fc0284f294abb'
 const PACKAGE_BLOCK_RULE = '981176'
 const UNKNOWN_ID = '0123456789abcdef0123456789abcdef'
 
-/** Group ids of reference/cf-api.md §7.3. */
+/** Group ids the vendor publishes (docs/vendor-behaviour.md#package-ids). */
 const OWASP_BAD_ROBOTS = '07d700cf30fda7548be94ff01087d0c4'
 const OWASP_GENERIC_ATTACKS = '5461c3844f6b5597986ae41d052a7cbd'
 const OWASP_HTTP_POLICY = '9ab3180a92fde4bfb370a6e0a33842d2'

@@ -64,7 +64,7 @@ const skip = (description: string, path = `/${description.toLowerCase()}`) => ({
   description,
   action_parameters: { ruleset: 'current' },
 })
-/** The vendor's deployment example (reference §3.5). */
+/** The vendor's deployment example (docs/vendor-behaviour.md#deployment-example). */
 const DEPLOYMENT: any[] = [
   execute(
     GENERAL,
@@ -307,7 +307,8 @@ describe('rules of a ruleset', () => {
     expect(descriptions(added.body.result)).toEqual(expected)
   })
 
-  // The vendor's worked examples on R1..R4 (reference §2.5).
+  // The vendor's worked examples on R1..R4
+  // (docs/vendor-behaviour.md#creating-updating-and-positioning-rules).
   it.each([
     { move: 'R2', position: () => ({ before: '' }), expected: ['R2', 'R1', 'R3', 'R4'] },
     { move: 'R2', position: (ids: any) => ({ after: ids.R3 }), expected: ['R1', 'R3', 'R2', 'R4'] },

@@ -1,5 +1,5 @@
-// The migration from the previous managed-rules product to managed rulesets (reference/cf-api.md
-// §6, the mission's migration tables) against a real service with a short switch-over: the
+// The migration from the previous managed-rules product to managed rulesets
+// (docs/vendor-behaviour.md#migration-api) against a real service with a short switch-over: the
 // compatibility check, the generated configuration (sensitivity and action mapping, each legacy
 // setting that carries over, what does not, the limits), deploying it (pending on Pro/Business,
 // validation on Enterprise), every refusal, irreversibility (restart, history restore), and what

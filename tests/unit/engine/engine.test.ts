@@ -1,9 +1,10 @@
 // The ruleset engine (src-main/engine) on small inline rulesets and on the real managed catalog:
-// rule order and disabled rules, execute with overrides (reference Appendix C, through the
-// engine), the execute rule's own expression, skip (`ruleset: current`, `rulesets`, `rules`, only
-// later rules), terminating and non-terminating actions, OWASP anomaly scoring (trace
-// contributions, thresholds per deployment, paranoia levels), the exposed-credentials check on
-// the login corpus, the previous product's firewall rules, the worked entry point of Appendix D,
+// rule order and disabled rules, execute with overrides (through the engine,
+// docs/vendor-behaviour.md#override-resolution-examples), the execute rule's own expression, skip
+// (`ruleset: current`, `rulesets`, `rules`, only later rules), terminating and non-terminating
+// actions, OWASP anomaly scoring (trace contributions, thresholds per deployment, paranoia levels),
+// the exposed-credentials check on the login corpus, the previous product's firewall rules, the
+// worked entry point of docs/vendor-behaviour.md#worked-zone-entry-point,
 // and what the trace shows.
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
@@ -247,7 +248,7 @@ describe('rules run in order; disabled rules are not evaluated', () => {
   })
 })
 
-describe('execute with overrides, resolved per property (Appendix C)', () => {
+describe('execute with overrides, resolved per property (override resolution examples)', () => {
   // Managed rules (defaults), all matching every request:
   // R1 {wordpress, block, on}; R2 {wordpress php, log, off}; R3 {php, block, on}; R4 {block, off}
   const APPX_C = 'a'.repeat(32)
@@ -492,7 +493,7 @@ describe('skip', () => {
     expect(entry(decision, 'quiet').effect).toMatch(/skipped/)
   })
 
-  describe('skip interplay (Appendix C): S = skip {rules: {CMR: [R1]}} on /wp-admin, E = execute', () => {
+  describe('skip interplay (override resolution examples): S = skip {rules: {CMR: [R1]}} on /wp-admin, E = execute', () => {
     const CMR = 'e'.repeat(32)
     const cmr = ruleset(CMR, [
       rule('R1', { categories: ['wordpress'], action: 'block' }),
@@ -1096,7 +1097,7 @@ describe('legacy firewall rules', () => {
   })
 })
 
-describe('the worked zone entry point (Appendix D)', () => {
+describe('the worked zone entry point', () => {
   const appendixD = [
     skip(
       'ex1',

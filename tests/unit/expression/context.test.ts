@@ -1,5 +1,6 @@
-// requestContext(): every field derived from a plain request description (reference §8,
-// Appendix B), and createContext() / createList().
+// requestContext(): every field derived from a plain request description
+// (docs/vendor-behaviour.md#fields, docs/vendor-behaviour.md#deriving-fields-from-a-request), and
+// createContext() / createList().
 
 import { describe, expect, it } from 'vitest'
 import {

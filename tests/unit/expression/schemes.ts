@@ -1,4 +1,5 @@
-// Schemes of the open-source engine's own tests (reference §5.3 and §6), so that its vectors can
+// Schemes of the open-source engine's own tests (docs/vendor-behaviour.md#parse-errors,
+// docs/vendor-behaviour.md#evaluation-vectors), so that its vectors can
 // be run unchanged, plus the functions those tests register (echo, lowercase, len).
 
 import {

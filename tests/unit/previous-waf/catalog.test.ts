@@ -1,7 +1,7 @@
 // The previous product's rule catalog (resources/previous-waf/catalog.json): shape, ids, groups of
-// reference/cf-api.md §7.3, kinds, modes and scores, every expression compiling with the
-// Rules-language module, and what the rules do with their default modes on a few requests and on
-// the traffic corpus (tests/fixtures/traffic/): the Cloudflare package blocks or challenges the
+// docs/vendor-behaviour.md#package-ids, kinds, modes and scores, every expression compiling with
+// the Rules-language module, and what the rules do with their default modes on a few requests and
+// on the traffic corpus (tests/fixtures/traffic/): the Cloudflare package blocks or challenges the
 // attacks and none of the benign requests; the OWASP package's anomaly score reaches the high
 // sensitivity's threshold on most SQL injection and XSS and stays far below it on benign traffic.
 import { readFileSync } from 'node:fs'
@@ -57,7 +57,7 @@ const catalog = JSON.parse(readFileSync(FILE, 'utf8')) as Catalog
 const groupById = new Map(catalog.groups.map((g) => [g.id, g]))
 const rulesOf = (pkg: string) => catalog.rules.filter((r) => r.package_id === pkg)
 
-/** reference/cf-api.md §7.3 */
+/** The group ids the vendor publishes (docs/vendor-behaviour.md#package-ids). */
 const REFERENCE_GROUPS: [string, string, string][] = [
   [OWASP, '07d700cf30fda7548be94ff01087d0c4', 'OWASP Bad Robots'],
   [OWASP, '6293bbf04711b8511fc68dfd85d254b3', 'OWASP Common Exceptions'],

@@ -1,6 +1,7 @@
-// Override resolution on the vendor's worked examples (reference/cf-api.md §2.4): a rule
-// override beats a tag override, a later tag override beats an earlier one, a tag override beats
-// the ruleset-level one, and each property is resolved on its own.
+// Override resolution on the vendor's worked examples
+// (docs/vendor-behaviour.md#execute-rule-and-overrides): a rule override beats a tag override, a
+// later tag override beats an earlier one, a tag override beats the ruleset-level one, and each
+// property is resolved on its own.
 import { describe, expect, it } from 'vitest'
 import type { Overrides } from '@shared/api/rulesets'
 import { resolveOverrides, type OverridableRule } from '@shared/rulesets/overrides'

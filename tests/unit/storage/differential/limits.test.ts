@@ -1,5 +1,6 @@
 // The key-value limits against the runtime's in-memory backend, the only one of Miniflare's that
-// enforces them (reference §1). The mission holds both of our backends to them.
+// enforces them (docs/vendor-behaviour.md#stateful-object-storage), which the workbench holds both
+// of its backends to.
 import { afterAll, describe, expect, it } from 'vitest'
 import { open } from '../temp-storage'
 import { runOperations } from './interpreter.mjs'
@@ -39,7 +40,7 @@ describe.each(['sql', 'kv'] as const)('limits on the %s backend', (backend) => {
     expect(ours).toStrictEqual(theirs.results)
   })
 
-  // The mission allows 128 keys per put and delete as well; local workerd checks only get().
+  // The workbench allows 128 keys per put and delete as well; local workerd checks only get().
   it('refuse more than 128 keys in put and delete, where the runtime does not', async () => {
     const entries = keys(129).map((key) => [key, 1])
     const operations: Operation[] = [

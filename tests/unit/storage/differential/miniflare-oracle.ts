@@ -47,7 +47,8 @@ export class MiniflareOracle {
         { type: 'ESModule', path: join(modulesRoot, 'interpreter.mjs') },
       ],
       modulesRoot,
-      // Before 2026-02-24, when deleteAll() began to delete the alarm; the mission keeps it.
+      // Before 2026-02-24, when deleteAll() began to delete the alarm; the workbench keeps it
+      // (src-main/storage/DEVIATIONS.md).
       compatibilityDate: '2026-02-01',
       durableObjects: { PROBE: { className: 'Probe', useSQLite: this.persist !== null } },
       ...(this.persist === null
