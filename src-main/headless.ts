@@ -125,6 +125,9 @@ export async function startHeadless(
   return { service, origin, uiAddress }
 }
 
+/** How long SIGINT or SIGTERM waits for the service to close before the process exits. */
+const SHUTDOWN_GRACE_MS = 10_000
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -153,7 +156,21 @@ async function main(): Promise<void> {
   console.log(`Token ${info.apiToken}`)
   console.log(`Data ${dataDir}`)
   for (const repair of service.repairs) console.log(`Repaired ${repair}`)
-  const stop = () => void service.close().then(() => process.exit(0))
+  const stop = () => {
+    // Everything acknowledged is already durable, so a shutdown that hangs ends as a kill would:
+    // after a grace period, with a line saying so.
+    setTimeout(() => {
+      console.error(`Stopping took over ${SHUTDOWN_GRACE_MS / 1000} s: exiting anyway`)
+      process.exit(1)
+    }, SHUTDOWN_GRACE_MS).unref()
+    service.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error('Stopping failed:', error)
+        process.exit(1)
+      },
+    )
+  }
   process.on('SIGINT', stop)
   process.on('SIGTERM', stop)
 }

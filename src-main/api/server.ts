@@ -65,6 +65,8 @@ const newFastify = (bodyLimit: number) =>
   Fastify({
     bodyLimit,
     logger: false,
+    // Closing is a shutdown: a request still open (a browser's, mid-answer) is cut, not awaited.
+    forceCloseConnections: true,
     rewriteUrl: (request) => {
       const target = normaliseTarget(request.url ?? '/')
       if (target.authority !== undefined) targetAuthorities.set(request, target.authority)
