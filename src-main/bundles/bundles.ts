@@ -35,6 +35,7 @@ import { applyConfiguration } from './apply'
 import { diffConfigurations } from './diff'
 import { checkBundle } from './document'
 import { eventLogSettings, readConfiguration, type ZoneContent } from './read'
+import { plural } from '@shared/plural'
 
 export interface BundlesOptions {
   zones: ZoneRegistry
@@ -49,8 +50,6 @@ export interface ImportOptions {
 
 /** The parts write; the import says once, for the zone's history, what the whole change does. */
 const UNDESCRIBED = () => undefined
-
-const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`
 
 const conflict = (message: string, pointer: string) =>
   badRequest(BUNDLE_ERRORS.conflict, message, { source: { pointer } })
