@@ -8,7 +8,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CREDENTIALS, startService, type Running } from './harness'
 import {
-  CLOUDFLARE_SPECIALS,
   GENERAL,
   OWASP,
   OWASP_ANOMALY,
@@ -23,6 +22,7 @@ import {
   put,
   startSourceAndTarget,
   stopAndRemove,
+  previousPackages,
 } from './fixtures-zones'
 
 const EXPOSED = 'c2e184081120413c86c3ab7e14069605'
@@ -217,32 +217,7 @@ async function previousZone(on: Running): Promise<string> {
 
 /** The previous product: page rules, URI overrides, group and rule modes, OWASP settings. */
 async function previousSettings(on: Running, zone: string, name: string): Promise<void> {
-  const waf = `/zones/${zone}/firewall/waf`
-  await ok(
-    on,
-    `${waf}/packages/${OWASP_PACKAGE}`,
-    patch({ sensitivity: 'low', action_mode: 'block' }),
-  )
-  await ok(
-    on,
-    `${waf}/packages/${OWASP_PACKAGE}/groups/${OWASP_GENERIC_ATTACKS}`,
-    patch({ mode: 'off' }),
-  )
-  const [rule] = await ok(on, `${waf}/packages/${TRADITIONAL_PACKAGE}/rules?per_page=5`)
-  const mode = rule.allowed_modes.find((m: string) => m !== rule.mode && m !== 'default')
-  await ok(on, `${waf}/packages/${TRADITIONAL_PACKAGE}/rules/${rule.id}`, patch({ mode }))
-  await ok(
-    on,
-    `${waf}/overrides`,
-    post({
-      urls: [`${name}/api/*`],
-      rules: { [rule.id]: 'simulate' },
-      groups: { [CLOUDFLARE_SPECIALS]: 'disable' },
-      rewrite_action: { block: 'challenge' },
-      description: 'API',
-      priority: 2,
-    }),
-  )
+  await previousPackages(on, zone, name)
   await ok(on, `/zones/${zone}/settings/waf`, patch({ value: 'off' }))
   await ok(on, `/zones/${zone}/settings/waf`, patch({ value: 'on' }))
   const pageRule = await ok(

@@ -148,10 +148,9 @@ export async function managedZone(on: Running, name: string): Promise<string> {
   return zone
 }
 
-/** A zone on the previous product: package settings, group and rule modes, a URI override. */
-export async function previousZone(on: Running, name: string): Promise<string> {
-  const zone = (await ok(on, '/zones', post({ name, plan: 'business', waf_product: 'previous' })))
-    .id
+/** The previous product's packages as a user tunes them: OWASP settings, a group's and a rule's
+ * mode off their defaults, and a URI override. */
+export async function previousPackages(on: Running, zone: string, name: string): Promise<void> {
   const waf = `/zones/${zone}/firewall/waf`
   await ok(
     on,
@@ -178,6 +177,13 @@ export async function previousZone(on: Running, name: string): Promise<string> {
       priority: 2,
     }),
   )
+}
+
+/** A zone on the previous product: package settings, group and rule modes, a URI override. */
+export async function previousZone(on: Running, name: string): Promise<string> {
+  const zone = (await ok(on, '/zones', post({ name, plan: 'business', waf_product: 'previous' })))
+    .id
+  await previousPackages(on, zone, name)
   await ok(on, `/zones/${zone}/settings/waf`, patch({ value: 'off' }))
   await ok(
     on,
