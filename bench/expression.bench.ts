@@ -4,7 +4,7 @@
 // expressions; regex lines compare against re2js called directly and carry no goal.
 
 import { RE2JS } from 're2js'
-import { asciiLower } from '../src-shared/expression/bytes'
+import { asciiLower } from '../src-shared/expression/values/bytes'
 import {
   compile,
   requestContext,

@@ -26,11 +26,19 @@ export type {
   SetItem,
   SetNode,
   Span,
-} from './ast'
+} from './syntax/ast'
 /** The syntax tree (alias of Expression). */
-export type { Expression as AST } from './ast'
-export type { ArrayType, ExpectedType, IpAddress, MapType, ScalarType, Type, Value } from './types'
-export { arrayOf, mapOf, typeDisplay, typeEquals } from './types'
+export type { Expression as AST } from './syntax/ast'
+export type {
+  ArrayType,
+  ExpectedType,
+  IpAddress,
+  MapType,
+  ScalarType,
+  Type,
+  Value,
+} from './values/types'
+export { arrayOf, mapOf, typeDisplay, typeEquals } from './values/types'
 
 export {
   ExpressionError,
@@ -40,7 +48,7 @@ export {
   rulesetExpressionErrorMessage,
   type Expectation,
   type ExpressionErrorCode,
-} from './errors'
+} from './syntax/errors'
 
 export {
   parse,
@@ -49,14 +57,14 @@ export {
   MAX_EXPRESSION_LENGTH,
   MAX_NESTING_DEPTH,
   type ParseOptions,
-} from './parser'
+} from './syntax/parser'
 export {
   check,
   type CheckOptions,
   type CheckResult,
   type CheckWarning,
   type ListKind,
-} from './checker'
+} from './syntax/checker'
 export {
   clearCompileCache,
   compile,
@@ -67,8 +75,8 @@ export {
   type CompiledValueExpression,
   type EvaluationContext,
   type ListMatcher,
-} from './compiler'
-export { print } from './printer'
+} from './compile/compiler'
+export { print } from './syntax/printer'
 export {
   createContext,
   createList,
@@ -77,15 +85,15 @@ export {
   type CreateContextOptions,
   type RequestContextOptions,
   type RequestDescription,
-} from './context'
-export { normalizePath, type NormalizationMode } from './normalize'
+} from './waf/context'
+export { normalizePath, type NormalizationMode } from './waf/normalize'
 export {
   createScheme,
   WAF_SCHEME,
   type FieldDefinition,
   type Scheme,
   type SchemeInit,
-} from './scheme'
+} from './waf/scheme'
 export {
   BUILTIN_FUNCTIONS,
   defineFunction,
@@ -100,15 +108,15 @@ export {
   type ParamError,
   type ParamSpec,
   type UseSite,
-} from './functions'
-export { bytesToText, utf8Bytes, fromUint8Array, toUint8Array } from './bytes'
-export { formatIp, parseIp } from './ip'
-export { compileRegex, RegexSyntaxError, type CompiledRegex } from './regex'
-export { RequirementTable, type Need, type Needs } from './requirement'
-export { compileWildcard, type CompiledWildcard } from './wildcard'
+} from './waf/functions'
+export { bytesToText, utf8Bytes, fromUint8Array, toUint8Array } from './values/bytes'
+export { formatIp, parseIp } from './values/ip'
+export { compileRegex, RegexSyntaxError, type CompiledRegex } from './regex/regex'
+export { RequirementTable, type Need, type Needs } from './compile/requirement'
+export { compileWildcard, type CompiledWildcard } from './values/wildcard'
 
-import { compileValue, type CompileOptions, type CompiledValueExpression } from './compiler'
-import { PHASE_MANAGED } from './functions'
+import { compileValue, type CompileOptions, type CompiledValueExpression } from './compile/compiler'
+import { PHASE_MANAGED } from './waf/functions'
 
 /**
  * Compiles an exposed_credential_check `username_expression` / `password_expression`: a value

@@ -3,12 +3,12 @@
 // invalid input, shared by the renderer's CodeMirror editor and anything else that edits
 // expressions.
 
-import { compile, type CompileOptions } from './compiler'
-import { isExpressionError } from './errors'
-import { PHASE_CUSTOM } from './functions'
-import { LOGICAL_OPERATOR_SPELLINGS, parse, WORD_OPERATORS } from './parser'
-import { WAF_SCHEME, type Scheme } from './scheme'
-import { isArray, isMap, typeDisplay, type Type } from './types'
+import { compile, type CompileOptions } from './compile/compiler'
+import { isExpressionError } from './syntax/errors'
+import { PHASE_CUSTOM } from './waf/functions'
+import { LOGICAL_OPERATOR_SPELLINGS, parse, WORD_OPERATORS } from './syntax/parser'
+import { WAF_SCHEME, type Scheme } from './waf/scheme'
+import { isArray, isMap, typeDisplay, type Type } from './values/types'
 
 export type TokenKind =
   | 'field'

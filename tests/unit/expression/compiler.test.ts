@@ -255,7 +255,9 @@ describe('whole-expression checks', () => {
 describe('closures only', () => {
   it('never evaluates code from text', () => {
     const dir = join(import.meta.dirname, '../../../src-shared/expression')
-    for (const file of readdirSync(dir)) {
+    for (const file of readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) =>
+      f.endsWith('.ts'),
+    )) {
       const source = readFileSync(join(dir, file), 'utf8')
       expect(source, file).not.toMatch(/new Function\(|\beval\(/)
     }

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { compileRegex, parse } from '@shared/expression'
-import { ScannedInput } from '@shared/expression/regex-prefilter'
+import { ScannedInput } from '@shared/expression/regex/prefilter'
 
 const MARK = '\u0000matched\u0000'
 const automatonMatches = (pattern: string, input: string) =>

@@ -4,8 +4,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { compileRegex } from '@shared/expression'
-import { parseRegex } from '@shared/expression/regex'
-import { shortcutOf } from '@shared/expression/regex-shortcuts'
+import { parseRegex } from '@shared/expression/regex/regex'
+import { shortcutOf } from '@shared/expression/regex/shortcuts'
 
 const MARK = '\u0000matched\u0000'
 const automatonMatches = (pattern: string, input: string) =>

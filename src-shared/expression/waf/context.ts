@@ -8,13 +8,13 @@
 //  - createList(kind, items) builds what a `$name` resolves to.
 
 import ipaddr from 'ipaddr.js'
-import { asciiLower, fromUint8Array, utf8Bytes } from './bytes'
-import type { ListKind } from './checker'
-import type { EvaluationContext, ListMatcher } from './compiler'
-import { ipv4, ipv6, IpRangeSet, parseIp, type IpRange } from './ip'
+import { asciiLower, fromUint8Array, utf8Bytes } from '../values/bytes'
+import type { ListKind } from '../syntax/checker'
+import type { EvaluationContext, ListMatcher } from '../compile/compiler'
+import { ipv4, ipv6, IpRangeSet, parseIp, type IpRange } from '../values/ip'
 import { normalizePath, type NormalizationMode } from './normalize'
 import { WAF_SCHEME, type Scheme } from './scheme'
-import { isArray, isMap, typeDisplay, type IpAddress, type Type, type Value } from './types'
+import { isArray, isMap, typeDisplay, type IpAddress, type Type, type Value } from '../values/types'
 import { urlDecode } from './functions'
 
 export interface RequestDescription {

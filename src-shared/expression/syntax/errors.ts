@@ -8,7 +8,7 @@
 //      `<expression>`
 //      <spaces>^^ <reason>
 
-import type { Type } from './types'
+import type { Type } from '../values/types'
 
 /** What went wrong, as a stable machine-readable code (the message is the vendor's text). */
 export type ExpressionErrorCode =

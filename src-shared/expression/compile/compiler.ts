@@ -15,29 +15,29 @@ import type {
   LiteralNode,
   LogicalNode,
   SetNode,
-} from './ast'
-import { isLiteralNode, isLogicalNode } from './ast'
-import { utf8Bytes } from './bytes'
+} from '../syntax/ast'
+import { isLiteralNode, isLogicalNode } from '../syntax/ast'
+import { utf8Bytes } from '../values/bytes'
 import {
   check,
   type CheckOptions,
   type CheckResult,
   type CheckWarning,
   type ListKind,
-} from './checker'
-import { ExpressionError } from './errors'
-import type { FunctionParam, FunctionImpl } from './functions'
-import { compareIp, IpRangeSet } from './ip'
-import { ipSetItemRange } from './lexer'
-import { literalType, literalValue, parse, parseValue, type ParseOptions } from './parser'
-import { compileRegex } from './regex'
-import { containsGate } from './regex-prefilter'
+} from '../syntax/checker'
+import { ExpressionError } from '../syntax/errors'
+import type { FunctionParam, FunctionImpl } from '../waf/functions'
+import { compareIp, IpRangeSet } from '../values/ip'
+import { ipSetItemRange } from '../syntax/lexer'
+import { literalType, literalValue, parse, parseValue, type ParseOptions } from '../syntax/parser'
+import { compileRegex } from '../regex/regex'
+import { containsGate } from '../regex/prefilter'
 import { needsOfAll, needsOfAny, type Needs } from './requirement'
-import { WAF_SCHEME, type Scheme } from './scheme'
+import { WAF_SCHEME, type Scheme } from '../waf/scheme'
 import { SharedValues } from './shared-value'
-import type { IpAddress, Type, Value } from './types'
-import { arrayOf } from './types'
-import { compileWildcard } from './wildcard'
+import type { IpAddress, Type, Value } from '../values/types'
+import { arrayOf } from '../values/types'
+import { compileWildcard } from '../values/wildcard'
 
 /** A list a `$name` resolves to at evaluation time. */
 export interface ListMatcher {

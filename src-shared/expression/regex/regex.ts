@@ -15,15 +15,15 @@
 //    emitted with Unicode semantics (approximations are noted where RE2 differs from Rust).
 
 import { RE2JS } from 're2js'
-import { bytesToText, utf8Bytes } from './bytes'
+import { bytesToText, utf8Bytes } from '../values/bytes'
 import {
   prefilterOf,
   scannedInput,
   type Clause,
   type Prefilter,
   type ScannedInput,
-} from './regex-prefilter'
-import { shortcutOf } from './regex-shortcuts'
+} from './prefilter'
+import { shortcutOf } from './shortcuts'
 
 export const DEFAULT_REGEX_SIZE_LIMIT = 10 * (1 << 20)
 /** Approximate bytes per compiled NFA state, used to apply the vendor's size limit. */

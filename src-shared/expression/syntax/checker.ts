@@ -22,7 +22,7 @@ import {
   PHASE_CUSTOM,
   type FunctionParam,
   type UseSite,
-} from './functions'
+} from '../waf/functions'
 import {
   indexAccessMessage,
   literalType,
@@ -30,7 +30,7 @@ import {
   stepType,
   unsupportedOpMessage,
 } from './parser'
-import { WAF_SCHEME, type Scheme } from './scheme'
+import { WAF_SCHEME, type Scheme } from '../waf/scheme'
 import {
   arrayOf,
   BOOL_ARRAY,
@@ -39,7 +39,7 @@ import {
   typeEquals,
   typeMismatchMessage,
   type Type,
-} from './types'
+} from '../values/types'
 
 export type ListKind = 'ip' | 'bytes' | 'int'
 

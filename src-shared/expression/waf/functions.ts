@@ -2,11 +2,11 @@
 // kinds and types, checked at parse time in the vendor's order and wording), return types, where
 // each may be used, and their implementations on binary-string values.
 
-import { asciiLower, asciiUpper, bytesToText, utf8Bytes } from './bytes'
-import { formatIp, maskIp } from './ip'
-import { lookupJson, parseJson, type JsonValue } from './json'
-import { regexError, compileRegex } from './regex'
-import { hmacSha256, sha256 } from './sha256'
+import { asciiLower, asciiUpper, bytesToText, utf8Bytes } from '../values/bytes'
+import { formatIp, maskIp } from '../values/ip'
+import { lookupJson, parseJson, type JsonValue } from '../values/json'
+import { regexError, compileRegex } from '../regex/regex'
+import { hmacSha256, sha256 } from '../values/sha256'
 import {
   arrayOf,
   expectedMatches,
@@ -16,8 +16,8 @@ import {
   type IpAddress,
   type Type,
   type Value,
-} from './types'
-import { compileWildcard, wildcardError } from './wildcard'
+} from '../values/types'
+import { compileWildcard, wildcardError } from '../values/wildcard'
 
 export type ArgKind = 'Field' | 'Literal'
 

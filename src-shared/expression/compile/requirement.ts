@@ -18,7 +18,7 @@
 // comparisons) needs nothing a table can express.
 
 import type { EvaluationContext } from './compiler'
-import { coverRegisteredLiterals, type Clause, type ScannedInput } from './regex-prefilter'
+import { coverRegisteredLiterals, type Clause, type ScannedInput } from '../regex/prefilter'
 import type { SharedValue } from './shared-value'
 
 /** One way an expression can become true: `source` (or one of its elements) meets `gate`. */

@@ -11,7 +11,7 @@
 // characters whose Unicode case folding leaves ASCII, non-ASCII characters in Unicode mode) makes
 // that part of the pattern require nothing rather than risk refusing a match.
 
-import { asciiLower, isAsciiOnly } from './bytes'
+import { asciiLower, isAsciiOnly } from '../values/bytes'
 import type { RegexNode } from './regex'
 
 /** What every match satisfies. */

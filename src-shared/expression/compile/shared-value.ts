@@ -12,8 +12,8 @@
 // until the next one arrives.
 
 import type { EvaluationContext } from './compiler'
-import { ScannedInput, scannedInput } from './regex-prefilter'
-import type { Value } from './types'
+import { ScannedInput, scannedInput } from '../regex/prefilter'
+import type { Value } from '../values/types'
 
 /** element inputs a SharedValue keeps for reuse */
 const POOLED_ELEMENTS = 64

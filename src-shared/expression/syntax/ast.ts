@@ -5,7 +5,7 @@
 // already typed by its left side.
 
 import type { IpSetItem } from './lexer'
-import type { IpAddress } from './types'
+import type { IpAddress } from '../values/types'
 
 export interface Span {
   readonly start: number

@@ -12,8 +12,8 @@ import type {
   SetItem,
 } from './ast'
 import { isLiteralNode, isLogicalNode } from './ast'
-import { quoteBytes, utf8Bytes } from './bytes'
-import { formatIp } from './ip'
+import { quoteBytes, utf8Bytes } from '../values/bytes'
+import { formatIp } from '../values/ip'
 
 const PRECEDENCE = { or: 0, xor: 1, and: 2 } as const
 

@@ -4,7 +4,7 @@
 
 import type { FunctionDefinition } from './functions'
 import { BUILTIN_FUNCTIONS } from './functions'
-import { arrayOf, mapOf, type Type, type Value } from './types'
+import { arrayOf, mapOf, type Type, type Value } from '../values/types'
 
 export interface FieldDefinition {
   readonly name: string

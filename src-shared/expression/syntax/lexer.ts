@@ -3,10 +3,10 @@
 // item and the offset after it, or throws a LexFailure whose span follows the vendor's choice
 // (often "the rest of the input", which the error rendering clips to the line).
 
-import { utf8Bytes } from './bytes'
+import { utf8Bytes } from '../values/bytes'
 import type { Expectation, ExpressionErrorCode } from './errors'
-import { lastInNetwork, maskIp, parseIp, type IpRange } from './ip'
-import type { IpAddress } from './types'
+import { lastInNetwork, maskIp, parseIp, type IpRange } from '../values/ip'
+import type { IpAddress } from '../values/types'
 
 /** The text being parsed, and the end of its trimmed part (the vendor trims first). */
 export interface Source {

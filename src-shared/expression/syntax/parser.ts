@@ -21,10 +21,10 @@ import type {
   SetNode,
   Span,
 } from './ast'
-import { bytesToTextStrict } from './bytes'
+import { bytesToTextStrict } from '../values/bytes'
 import { ExpressionError } from './errors'
-import type { FunctionParam } from './functions'
-import { paramErrorCode, paramErrorMessage } from './functions'
+import type { FunctionParam } from '../waf/functions'
+import { paramErrorCode, paramErrorMessage } from '../waf/functions'
 import {
   codeAt,
   eofError,
@@ -47,8 +47,8 @@ import {
   takeWhile,
   type Source,
 } from './lexer'
-import { compileRegex, DEFAULT_REGEX_SIZE_LIMIT, RegexSyntaxError } from './regex'
-import { WAF_SCHEME, type Scheme } from './scheme'
+import { compileRegex, DEFAULT_REGEX_SIZE_LIMIT, RegexSyntaxError } from '../regex/regex'
+import { WAF_SCHEME, type Scheme } from '../waf/scheme'
 import {
   arrayOf,
   BOOL_ARRAY,
@@ -59,8 +59,8 @@ import {
   typeMismatchMessage,
   type Type,
   type Value,
-} from './types'
-import { compileWildcard, WildcardError } from './wildcard'
+} from '../values/types'
+import { compileWildcard, WildcardError } from '../values/wildcard'
 
 export const MAX_EXPRESSION_LENGTH = 4096
 export const MAX_NESTING_DEPTH = 128
