@@ -1,0 +1,155 @@
+// Opening a replay's input: gzip is recognised by its magic bytes and inflated as it streams,
+// then the format is detected from the first line (or named), and the requests are read one at a
+// time. Memory is bounded by the longest line (or HAR entry), never by the input.
+
+import { createGunzip } from 'node:zlib'
+import { Readable } from 'node:stream'
+import { badRequest } from '@shared/api/errors'
+import { REPLAY_FORMAT_INVALID, REPLAY_FORMAT_UNKNOWN } from './errors'
+import { linesOf, type Line } from './lines'
+import { combinedRequestOfLine, isCombinedLine } from './formats/combined'
+import { harRequests } from './formats/har'
+import { LOGPUSH_REQUEST_FIELDS, logpushRequestOfLine } from './formats/logpush'
+import { requestOfLine } from './formats/requests'
+import { REPLAY_FORMATS, type ReplayFormat, type ReplayRecord } from './formats/types'
+
+export interface ReplayInputOptions {
+  /** the format, when not detected */
+  format?: string
+  /** the host of requests a log gives in origin form (combined logs carry none) */
+  host?: string
+}
+
+export interface ReplayInput {
+  format: ReplayFormat
+  /** whether the input was gzip */
+  gzip: boolean
+  /** the format was detected (not named) */
+  detected: boolean
+  records: AsyncIterable<ReplayRecord>
+  /** bytes of input read so far (compressed bytes, for gzip) */
+  bytesRead(): number
+}
+
+/** The format named by `name`, or the replay's refusal. */
+export function replayFormatOf(name: string): ReplayFormat {
+  if ((REPLAY_FORMATS as readonly string[]).includes(name)) return name as ReplayFormat
+  throw badRequest(
+    REPLAY_FORMAT_INVALID,
+    `Unknown replay format "${name}": use one of ${REPLAY_FORMATS.join(', ')}`,
+  )
+}
+
+/** The format of a line-based input from its first non-blank line, if it is one we read. */
+export function detectFormat(firstLine: string): ReplayFormat | undefined {
+  const text = firstLine.trim()
+  if (text.startsWith('{')) {
+    let value: unknown
+    try {
+      value = JSON.parse(text)
+    } catch {
+      // A HAR written over many lines opens with `{` and its first key alone.
+      return /^\{\s*("log"\s*:.*)?$/.test(text) ? 'har' : undefined
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined
+    if ('log' in value) return 'har'
+    if (LOGPUSH_REQUEST_FIELDS.some((field) => field in value)) return 'logpush'
+    if ('method' in value && 'url' in value) return 'requests'
+    return undefined
+  }
+  return isCombinedLine(text) ? 'combined' : undefined
+}
+
+/** Chunks that replay `first` before the rest of `rest`. */
+async function* prepend(first: Uint8Array[], rest: AsyncIterator<Uint8Array>) {
+  yield* first
+  for (let next = await rest.next(); next.done !== true; next = await rest.next()) yield next.value
+}
+
+async function* counted(chunks: AsyncIterable<Uint8Array>, count: (n: number) => void) {
+  for await (const chunk of chunks) {
+    count(chunk.byteLength)
+    yield chunk
+  }
+}
+
+/** Reads `source` until `enough` holds of what was read, keeping what was read. */
+async function peek(
+  source: AsyncIterator<Uint8Array>,
+  enough: (head: Buffer) => boolean,
+): Promise<{ chunks: Uint8Array[]; head: Buffer }> {
+  const chunks: Uint8Array[] = []
+  let head = Buffer.alloc(0)
+  while (!enough(head)) {
+    const next = await source.next()
+    if (next.done === true) break
+    chunks.push(next.value)
+    head = Buffer.concat([head, next.value])
+  }
+  return { chunks, head }
+}
+
+/** The first line that is not blank, from the start of a text input (at most 64 KiB read). */
+const HEAD_LIMIT = 64 * 1024
+function firstLineOf(head: Buffer): string | undefined {
+  for (const line of head.toString('utf8').split('\n')) if (line.trim() !== '') return line
+  return undefined
+}
+const hasFirstLine = (head: Buffer) =>
+  head.length >= HEAD_LIMIT || /\S[^\n]*\n/.test(head.toString('latin1'))
+
+export async function openReplayInput(
+  source: AsyncIterable<Uint8Array>,
+  options: ReplayInputOptions = {},
+): Promise<ReplayInput> {
+  const named = options.format === undefined ? undefined : replayFormatOf(options.format)
+  let bytes = 0
+  const raw = counted(source, (n) => (bytes += n))[Symbol.asyncIterator]()
+  const magic = await peek(raw, (head) => head.length >= 2)
+  const gzip = magic.head[0] === 0x1f && magic.head[1] === 0x8b
+  const decoded: AsyncIterable<Uint8Array> = gzip
+    ? Readable.from(prepend(magic.chunks, raw)).pipe(createGunzip())
+    : prepend(magic.chunks, raw)
+  const text = decoded[Symbol.asyncIterator]()
+  const head = await peek(text, hasFirstLine)
+  const firstLine = firstLineOf(head.head)
+  const format = named ?? (firstLine === undefined ? 'requests' : detectFormat(firstLine))
+  if (format === undefined) {
+    throw badRequest(
+      REPLAY_FORMAT_UNKNOWN,
+      `Could not tell the replay's format from its first line (${JSON.stringify(firstLine!.slice(0, 80))}): name one of ${REPLAY_FORMATS.join(', ')}`,
+    )
+  }
+  const chunks = prepend(head.chunks, text)
+  return {
+    format,
+    gzip,
+    detected: named === undefined,
+    records: recordsOf(format, chunks, options.host),
+    bytesRead: () => bytes,
+  }
+}
+
+async function* fromLines(
+  chunks: AsyncIterable<Uint8Array>,
+  read: (line: Line) => ReplayRecord,
+): AsyncGenerator<ReplayRecord> {
+  for await (const line of linesOf(chunks)) if (line.text.trim() !== '') yield read(line)
+}
+
+function recordsOf(
+  format: ReplayFormat,
+  chunks: AsyncIterable<Uint8Array>,
+  host: string | undefined,
+): AsyncIterable<ReplayRecord> {
+  switch (format) {
+    case 'requests':
+      return fromLines(chunks, requestOfLine)
+    case 'logpush':
+      return fromLines(chunks, logpushRequestOfLine)
+    case 'combined':
+      return fromLines(chunks, (line) => combinedRequestOfLine(line, host))
+    case 'har':
+      return harRequests(chunks)
+  }
+}
