@@ -19,7 +19,7 @@ import { pageRuleRoutes } from './api/routes/page-rules'
 import { previousWafRoutes } from './api/routes/previous-waf'
 import { remoteRoutes } from './api/routes/remote'
 import { sampleRoutes } from './api/routes/samples'
-import { wafMigrationPreviewRoutes, wafMigrationRoutes } from './api/routes/waf-migration'
+import { wafMigrationWorkbenchRoutes, wafMigrationRoutes } from './api/routes/waf-migration'
 import { rulesetRoutes } from './api/routes/rulesets'
 import { settingsRoutes } from './api/routes/settings'
 import { simulationRoutes } from './api/routes/simulate'
@@ -155,7 +155,12 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   void server.register(previousWafRoutes, { prefix: API_PREFIX, configuration })
   void server.register(pageRuleRoutes, { prefix: API_PREFIX, configuration })
   void server.register(wafMigrationRoutes, { prefix: API_PREFIX, configuration })
-  void server.register(wafMigrationPreviewRoutes, { prefix: WORKBENCH_PREFIX, configuration })
+  void server.register(wafMigrationWorkbenchRoutes, {
+    prefix: WORKBENCH_PREFIX,
+    configuration,
+    simulator,
+    zones,
+  })
   void server.register(historyRoutes, { prefix: WORKBENCH_PREFIX, zones })
   void server.register(zoneRenameRoutes, { prefix: WORKBENCH_PREFIX, zones })
   void server.register(firewallSettingsRoutes, { prefix: WORKBENCH_PREFIX, configuration })

@@ -11,12 +11,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { requestContext, PHASE_MANAGED } from '@shared/expression'
 import type { Phase, RuleBody, Ruleset } from '@shared/api/rulesets'
-import {
-  OUTCOMES,
-  type Outcome,
-  type SimulatedRequest,
-  type Simulation,
-} from '@shared/api/simulate'
+import type { SimulatedRequest, Simulation } from '@shared/api/simulate'
 import type { ComparedRequest, MigrationComparison } from '@shared/api/waf'
 import { badRequest } from '@shared/api/errors'
 import {
@@ -278,27 +273,4 @@ function summarizeDecision(decision: Decision): ComparedRequest['previous'] {
     action: decision.action,
     rules: decision.events.map((event) => event.rule_id),
   }
-}
-
-/** Counts and ordering of a side-by-side replay: differences first, each group in request order. */
-export function comparisonOf(
-  results: ComparedRequest[],
-  newConfiguration: MigrationComparison['new_configuration'],
-): MigrationComparison {
-  const zero = () => Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>
-  const comparison: MigrationComparison = {
-    requests: results.length,
-    differences: 0,
-    new_configuration: newConfiguration,
-    outcomes: { previous: zero(), new: zero() },
-    matrix: Object.fromEntries(OUTCOMES.map((o) => [o, zero()])) as MigrationComparison['matrix'],
-    results: [...results.filter((r) => r.differs), ...results.filter((r) => !r.differs)],
-  }
-  for (const result of results) {
-    if (result.differs) comparison.differences++
-    comparison.outcomes.previous[result.previous.outcome]++
-    comparison.outcomes.new[result.new.outcome]++
-    comparison.matrix[result.previous.outcome][result.new.outcome]++
-  }
-  return comparison
 }

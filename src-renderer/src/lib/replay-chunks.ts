@@ -1,8 +1,8 @@
-// Replay in chunks: the bridge answers a call only once it is complete, so the Replay screen
-// sends a traffic file a few hundred requests at a time (its progress is the chunks done) and adds
-// up the summaries the chunks answer.
+// Replay in chunks: the bridge answers a call only once it is complete, so the Replay and
+// Migration screens send a traffic file a few hundred requests at a time (their progress is the
+// chunks done) and add up what the chunks answer (@shared/replay's tallies).
 
-import type { Outcome, ReplayPathCount, ReplayRuleCount, ReplaySummary } from '@shared/api/simulate'
+import { harEntries, trafficLines } from '@shared/replay/traffic'
 
 export const CHUNK_SIZE = 200
 
@@ -14,31 +14,11 @@ export interface ReplayChunk {
   count: number
 }
 
-export interface ReplayTotals {
-  requests: number
-  outcomes: Record<Outcome, number>
-  rules: ReplayRuleCount[]
-  paths: ReplayPathCount[]
-}
-
 /** A property of a parsed JSON value, if it is an object. */
 function field(value: unknown, key: string): unknown {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
     ? (value as Record<string, unknown>)[key]
     : undefined
-}
-
-function harEntries(text: string): unknown[] | null {
-  if (!text.trimStart().startsWith('{')) return null
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text)
-  } catch {
-    // Not one JSON document: NDJSON (whose lines are checked one by one).
-    return null
-  }
-  const entries = field(field(parsed, 'log'), 'entries')
-  return Array.isArray(entries) ? entries : null
 }
 
 function chunks<T>(items: readonly T[], size: number): { items: T[]; first: number }[] {
@@ -56,7 +36,7 @@ function chunks<T>(items: readonly T[], size: number): { items: T[]; first: numb
  */
 export function splitTraffic(text: string, size = CHUNK_SIZE): ReplayChunk[] {
   const entries = harEntries(text)
-  if (entries !== null) {
+  if (entries !== undefined) {
     // Only the requests travel: a HAR's responses can be far larger and the replay ignores them.
     const requests = entries.map((entry) => ({ request: field(entry, 'request') }))
     return chunks(requests, size).map(({ items, first }) => ({
@@ -65,10 +45,7 @@ export function splitTraffic(text: string, size = CHUNK_SIZE): ReplayChunk[] {
       count: items.length,
     }))
   }
-  const lines = text
-    .split('\n')
-    .map((line, index) => ({ line: line.trim(), number: index + 1 }))
-    .filter(({ line }) => line !== '')
+  const lines = trafficLines(text)
   for (const { line, number } of lines) {
     try {
       JSON.parse(line)
@@ -82,50 +59,4 @@ export function splitTraffic(text: string, size = CHUNK_SIZE): ReplayChunk[] {
     first,
     count: items.length,
   }))
-}
-
-export function emptyTotals(): ReplayTotals {
-  return { requests: 0, outcomes: { blocked: 0, challenged: 0, passed: 0 }, rules: [], paths: [] }
-}
-
-/** The path a replayed URL counts under: no scheme, host, query or fragment. */
-function pathOf(url: string): string {
-  const target = url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '')
-  return target.split(/[?#]/)[0] || '/'
-}
-
-/**
- * The totals with one chunk's summary added. Paths are counted from the per-request results (the
- * route's own path list keeps only its top entries, which would not add up across chunks).
- */
-export function addSummary(totals: ReplayTotals, summary: ReplaySummary): ReplayTotals {
-  const outcomes = { ...totals.outcomes }
-  for (const [outcome, count] of Object.entries(summary.outcomes) as [Outcome, number][]) {
-    outcomes[outcome] = (outcomes[outcome] ?? 0) + count
-  }
-
-  const rules = new Map(
-    totals.rules.map((rule) => [`${rule.ruleset_id}/${rule.rule_id}/${rule.action}`, rule]),
-  )
-  for (const rule of summary.rules) {
-    const key = `${rule.ruleset_id}/${rule.rule_id}/${rule.action}`
-    const known = rules.get(key)
-    rules.set(key, { ...rule, requests: (known?.requests ?? 0) + rule.requests })
-  }
-
-  const paths = new Map(totals.paths.map((path) => [path.path, { ...path }]))
-  for (const result of summary.results ?? []) {
-    const path = pathOf(result.url)
-    const counts = paths.get(path) ?? { path, requests: 0, blocked: 0, challenged: 0, passed: 0 }
-    counts.requests++
-    counts[result.outcome]++
-    paths.set(path, counts)
-  }
-
-  return {
-    requests: totals.requests + summary.requests,
-    outcomes,
-    rules: [...rules.values()].sort((a, b) => b.requests - a.requests),
-    paths: [...paths.values()].sort((a, b) => b.requests - a.requests),
-  }
 }

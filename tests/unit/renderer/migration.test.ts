@@ -10,10 +10,7 @@ import {
   diffStats,
   entrypointLines,
 } from '../../../src-renderer/src/features/migration/line-diff'
-import {
-  addComparison,
-  emptyComparison,
-} from '../../../src-renderer/src/features/migration/comparison-chunks'
+import { ComparisonTally } from '@shared/replay/comparison-tally'
 import {
   deployPath,
   pageRuleActionLabel,
@@ -89,7 +86,7 @@ describe('entrypointLines', () => {
   })
 })
 
-describe('addComparison', () => {
+describe('ComparisonTally.addComparison', () => {
   const request = (index: number, differs: boolean): ComparedRequest => ({
     index,
     method: 'GET',
@@ -99,7 +96,7 @@ describe('addComparison', () => {
     new: { outcome: 'passed', action: null, rules: [] },
   })
   const chunk = (results: ComparedRequest[]): MigrationComparison => {
-    const part = emptyComparison()
+    const part = new ComparisonTally().comparison()
     const differences = results.filter((r) => r.differs).length
     return {
       ...part,
@@ -120,10 +117,11 @@ describe('addComparison', () => {
   }
 
   it('adds up the counts and numbers requests in the file, differences first', () => {
-    let total = emptyComparison()
+    const tally = new ComparisonTally()
     // the route numbers a chunk's requests from 0
-    total = addComparison(total, chunk([request(0, false), request(1, true)]), 1)
-    total = addComparison(total, chunk([request(0, true), request(1, false)]), 3)
+    tally.addComparison(chunk([request(0, false), request(1, true)]), 1)
+    tally.addComparison(chunk([request(0, true), request(1, false)]), 3)
+    const total = tally.comparison()
     expect(total.requests).toBe(4)
     expect(total.differences).toBe(2)
     expect(total.new_configuration).toBe('entrypoint')

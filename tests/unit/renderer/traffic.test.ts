@@ -3,7 +3,8 @@
 
 import { describe, expect, it } from 'vitest'
 import { buildRequest, type DraftFields } from '../../../src-renderer/src/lib/request-fields'
-import { addSummary, emptyTotals, splitTraffic } from '../../../src-renderer/src/lib/replay-chunks'
+import { splitTraffic } from '../../../src-renderer/src/lib/replay-chunks'
+import { ReplayTally } from '@shared/replay/replay-tally'
 import type { ReplaySummary, TraceNode } from '@shared/api/simulate'
 import { visibleTrace } from '../../../src-renderer/src/features/simulator/trace-view'
 
@@ -131,10 +132,11 @@ describe('replay chunks', () => {
       paths: [],
       results: [{ ray_id: '1', method: 'GET', url, outcome, action: null, rules: [] }],
     })
-    let totals = emptyTotals()
-    totals = addSummary(totals, summary('blocked', 'https://x.test/a?q=1'))
-    totals = addSummary(totals, summary('blocked', '/a#top'))
-    totals = addSummary(totals, summary('passed', 'https://x.test'))
+    const tally = new ReplayTally()
+    tally.addSummary(summary('blocked', 'https://x.test/a?q=1'))
+    tally.addSummary(summary('blocked', '/a#top'))
+    tally.addSummary(summary('passed', 'https://x.test'))
+    const totals = tally.summary()
     expect(totals.requests).toBe(3)
     expect(totals.outcomes).toEqual({ blocked: 2, challenged: 0, passed: 1 })
     expect(totals.rules).toEqual([

@@ -4,9 +4,9 @@
 // configuration; in it, the entry point deployed. A refused chunk stops the comparison.
 
 import type { MigrationComparison } from '@shared/api/waf'
+import { ComparisonTally } from '@shared/replay/comparison-tally'
 import { workbenchApi } from '../../lib/api'
 import { ChunkedRun } from '../../lib/state/chunked-run.svelte'
-import { addComparison, emptyComparison } from './comparison-chunks'
 
 export class ComparisonState extends ChunkedRun<MigrationComparison> {
   file = $state.raw<File | null>(null)
@@ -21,13 +21,17 @@ export class ComparisonState extends ChunkedRun<MigrationComparison> {
 
   async run(zoneId: string): Promise<void> {
     this.clear()
+    const tally = new ComparisonTally()
     await this.runChunks({
       // an uploaded file wins over pasted text
       text: () => (this.file ? this.file.text() : this.pasted),
       post: (body) =>
         workbenchApi.post<MigrationComparison>(`/zones/${zoneId}/waf_migration/compare`, body),
-      empty: emptyComparison,
-      add: (comparison, part, chunk) => addComparison(comparison, part, chunk.first),
+      empty: () => tally.comparison(),
+      add: (_comparison, part, chunk) => {
+        tally.addComparison(part, chunk.first)
+        return tally.comparison()
+      },
     })
   }
 }

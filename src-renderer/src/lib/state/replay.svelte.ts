@@ -4,11 +4,11 @@
 
 import type { ReplaySummary } from '@shared/api/simulate'
 import { errorMessages, workbenchApi } from '../api'
-import { addSummary, emptyTotals, type ReplayTotals } from '../replay-chunks'
+import { ReplayTally } from '@shared/replay/replay-tally'
 import { ChunkedRun } from './chunked-run.svelte'
 import { ZoneChoice } from './zone-choice.svelte'
 
-export class ReplayState extends ChunkedRun<ReplayTotals> {
+export class ReplayState extends ChunkedRun<ReplaySummary> {
   readonly choice = new ZoneChoice()
   file = $state.raw<File | null>(null)
   /** Off by default: bulk traffic would crowd the zone's capped event log. */
@@ -38,11 +38,15 @@ export class ReplayState extends ChunkedRun<ReplayTotals> {
     const file = this.file
     if (zoneId === null || file === null) return
     const query = `?results=true${this.record ? '&record=true' : ''}`
+    const tally = new ReplayTally()
     await this.runChunks({
       text: () => file.text(),
       post: (body) => workbenchApi.post<ReplaySummary>(`/zones/${zoneId}/replay${query}`, body),
-      empty: emptyTotals,
-      add: (totals, summary) => addSummary(totals, summary),
+      empty: () => tally.summary(),
+      add: (_totals, summary) => {
+        tally.addSummary(summary)
+        return tally.summary()
+      },
     })
   }
 }
