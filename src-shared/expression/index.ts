@@ -63,7 +63,6 @@ export {
   type CheckOptions,
   type CheckResult,
   type CheckWarning,
-  type ListKind,
 } from './syntax/checker'
 export {
   clearCompileCache,
@@ -73,9 +72,8 @@ export {
   type CompileOptions,
   type CompiledExpression,
   type CompiledValueExpression,
-  type EvaluationContext,
-  type ListMatcher,
 } from './compile/compiler'
+export type { EvaluationContext, ListKind, ListMatcher } from './values/evaluation'
 export { print } from './syntax/printer'
 export {
   createContext,
@@ -111,7 +109,8 @@ export {
 } from './waf/functions'
 export { bytesToText, utf8Bytes, fromUint8Array, toUint8Array } from './values/bytes'
 export { formatIp, parseIp } from './values/ip'
-export { compileRegex, RegexSyntaxError, type CompiledRegex } from './regex/regex'
+export { compileRegex, type CompiledRegex } from './regex/regex'
+export { RegexSyntaxError } from './regex/tree'
 export { RequirementTable, type Need, type Needs } from './compile/requirement'
 export { compileWildcard, type CompiledWildcard } from './values/wildcard'
 

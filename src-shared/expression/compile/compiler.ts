@@ -23,7 +23,6 @@ import {
   type CheckOptions,
   type CheckResult,
   type CheckWarning,
-  type ListKind,
 } from '../syntax/checker'
 import { ExpressionError } from '../syntax/errors'
 import type { FunctionParam, FunctionImpl } from '../waf/functions'
@@ -38,20 +37,7 @@ import { SharedValues } from './shared-value'
 import type { IpAddress, Type, Value } from '../values/types'
 import { arrayOf } from '../values/types'
 import { compileWildcard } from '../values/wildcard'
-
-/** A list a `$name` resolves to at evaluation time. */
-export interface ListMatcher {
-  readonly kind: ListKind
-  has(value: Value): boolean
-}
-
-/** What an expression is evaluated against: field values (see types.ts) and lists. */
-export interface EvaluationContext {
-  readonly fields: Readonly<Record<string, Value | undefined>>
-  readonly lists?: Readonly<Record<string, ListMatcher | undefined>>
-  /** receives notes such as "unknown list $x (treated as empty)" */
-  readonly warn?: (message: string) => void
-}
+import type { EvaluationContext } from '../values/evaluation'
 
 export interface CompileOptions extends ParseOptions, CheckOptions {
   /** `!=` on a missing value is true (open-source wirefilter default); default false (vendor docs) */

@@ -17,7 +17,7 @@
 // needs its value to contain that text, and everything else (`not`, `xor`, `all()`, other
 // comparisons) needs nothing a table can express.
 
-import type { EvaluationContext } from './compiler'
+import type { EvaluationContext } from '../values/evaluation'
 import { coverRegisteredLiterals, type Clause, type ScannedInput } from '../regex/prefilter'
 import type { SharedValue } from './shared-value'
 

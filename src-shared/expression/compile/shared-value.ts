@@ -11,7 +11,7 @@
 // earlier one again recomputes the same value. It keeps that last context (and its values) alive
 // until the next one arrives.
 
-import type { EvaluationContext } from './compiler'
+import type { EvaluationContext } from '../values/evaluation'
 import { ScannedInput, scannedInput } from '../regex/prefilter'
 import type { Value } from '../values/types'
 

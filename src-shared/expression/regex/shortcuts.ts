@@ -12,7 +12,7 @@
 //    consecutive ones.
 // Only `test` uses a shortcut; replacements still run the automaton, which also gives groups.
 
-import type { RegexNode } from './regex'
+import type { RegexNode } from './tree'
 
 type ClassNode = Extract<RegexNode, { t: 'class' }>
 

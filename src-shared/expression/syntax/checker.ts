@@ -40,8 +40,7 @@ import {
   typeMismatchMessage,
   type Type,
 } from '../values/types'
-
-export type ListKind = 'ip' | 'bytes' | 'int'
+import type { ListKind } from '../values/evaluation'
 
 export interface CheckOptions {
   readonly scheme?: Scheme

@@ -47,7 +47,8 @@ import {
   takeWhile,
   type Source,
 } from './lexer'
-import { compileRegex, DEFAULT_REGEX_SIZE_LIMIT, RegexSyntaxError } from '../regex/regex'
+import { compileRegex, DEFAULT_REGEX_SIZE_LIMIT } from '../regex/regex'
+import { RegexSyntaxError } from '../regex/tree'
 import { WAF_SCHEME, type Scheme } from '../waf/scheme'
 import {
   arrayOf,

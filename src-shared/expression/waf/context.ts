@@ -9,8 +9,7 @@
 
 import ipaddr from 'ipaddr.js'
 import { asciiLower, fromUint8Array, utf8Bytes } from '../values/bytes'
-import type { ListKind } from '../syntax/checker'
-import type { EvaluationContext, ListMatcher } from '../compile/compiler'
+import type { EvaluationContext, ListKind, ListMatcher } from '../values/evaluation'
 import { ipv4, ipv6, IpRangeSet, parseIp, type IpRange } from '../values/ip'
 import { normalizePath, type NormalizationMode } from './normalize'
 import { WAF_SCHEME, type Scheme } from './scheme'

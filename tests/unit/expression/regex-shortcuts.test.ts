@@ -4,7 +4,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { compileRegex } from '@shared/expression'
-import { parseRegex } from '@shared/expression/regex/regex'
+import { parseRegex } from '@shared/expression/regex/parser'
 import { shortcutOf } from '@shared/expression/regex/shortcuts'
 
 const MARK = '\u0000matched\u0000'
