@@ -38,6 +38,7 @@ import { openZoneObjects, ZoneRegistry } from './zones/registry'
 import { ZoneEvents } from './zones/zone-events'
 import { generateApiKey, generateApiToken } from './preferences'
 import { markRunning } from './running-service'
+import { systemClock, type Clock } from './objects'
 
 export const VERSION = '0.1.0'
 
@@ -55,7 +56,8 @@ export interface ServiceOptions {
   shell: 'electron' | 'headless'
   /** the folder holding managed-rulesets/ (found next to the code when not given) */
   resourcesDir?: string
-  now?: () => number
+  /** Time as the whole service reads it (records, history, alarms); tests drive their own. */
+  clock?: Clock
   /** how long a migration's switch-over takes (else ZONE_WORKBENCH_MIGRATION_SWITCH_MS, else 2 min) */
   migrationSwitchMs?: number
 }
@@ -114,8 +116,9 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     throw new Error(`Refusing to listen on ${host}: the workbench binds loopback addresses only`)
   }
   const running = markRunning(options.dataDir)
-  const objects = openZoneObjects(options.dataDir)
-  const zones = new ZoneRegistry(objects, options.now)
+  const clock = options.clock ?? systemClock
+  const objects = openZoneObjects(options.dataDir, clock)
+  const zones = new ZoneRegistry(objects, clock)
   // Changes a kill interrupted are finished or undone before anything else reads the zones.
   const repairs = await zones.recover()
   await importAccountDatabase(options.dataDir, zones)
@@ -130,11 +133,11 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   await importSampleCredentials(objects.credentials, resourcesDir)
   const legacy = readLegacyCatalog(resourcesDir)
   const configuration = new ZoneConfiguration(zones, catalog, legacy, {
-    now: options.now,
+    clock,
     migrationSwitchMs: options.migrationSwitchMs ?? migrationSwitchFromEnvironment(),
   })
   const events = new ZoneEvents(zones, objects.events)
-  const simulator = new Simulator(zones, catalog, legacy, objects.credentials, events, options.now)
+  const simulator = new Simulator(zones, catalog, legacy, objects.credentials, events, clock)
   let credentials = options.api.credentials
   let port = 0
   const uiSessions = new UiSessions(() => port)
@@ -165,10 +168,10 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   void server.register(zoneRenameRoutes, { prefix: WORKBENCH_PREFIX, zones })
   void server.register(firewallSettingsRoutes, { prefix: WORKBENCH_PREFIX, configuration })
   void server.register(simulationRoutes, { prefix: WORKBENCH_PREFIX, simulator, zones, events })
-  void server.register(sampleRoutes, { prefix: WORKBENCH_PREFIX, zones, now: options.now })
-  const bundles = new Bundles({ zones, configuration, events, now: options.now })
-  void server.register(bundleRoutes, { prefix: WORKBENCH_PREFIX, bundles })
-  const remote = new Remote({ bundles, zones, catalog: legacy })
+  void server.register(sampleRoutes, { prefix: WORKBENCH_PREFIX, zones, clock })
+  const bundles = new Bundles({ zones, configuration, events, clock })
+  void server.register(bundleRoutes, { prefix: WORKBENCH_PREFIX, bundles, clock })
+  const remote = new Remote({ bundles, zones, catalog: legacy, clock })
   void server.register(remoteRoutes, { prefix: WORKBENCH_PREFIX, remote })
   void server.register(settingsRoutes, {
     prefix: WORKBENCH_PREFIX,

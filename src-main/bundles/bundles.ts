@@ -24,7 +24,7 @@ import {
 import { badRequest } from '@shared/api/errors'
 import type { EventLogSettings } from '@shared/api/simulate'
 import { isValidZoneName } from '@shared/api/zones'
-import { ObjectNamespace } from '../objects'
+import { ObjectNamespace, systemClock, type Clock } from '../objects'
 import type { ZoneConfiguration } from '../zones/configuration'
 import { DEFAULT_EVENT_LIMITS } from '../zones/events'
 import { previousProductOnFree, type ZoneRegistry } from '../zones/registry'
@@ -41,7 +41,7 @@ export interface BundlesOptions {
   zones: ZoneRegistry
   configuration: ZoneConfiguration
   events: ZoneEvents
-  now?: () => number
+  clock?: Clock
 }
 
 export interface ImportOptions {
@@ -71,10 +71,10 @@ function checkMigration({ zone, waf_migration: migration }: BundleContent): void
 }
 
 export class Bundles {
-  private readonly now: () => number
+  private readonly clock: Clock
 
   constructor(private readonly options: BundlesOptions) {
-    this.now = options.now ?? Date.now
+    this.clock = options.clock ?? systemClock
   }
 
   private get zones() {
@@ -87,7 +87,7 @@ export class Bundles {
     return {
       format: BUNDLE_FORMAT,
       version: BUNDLE_VERSION,
-      exported_at: new Date(this.now()).toISOString(),
+      exported_at: new Date(this.clock.now()).toISOString(),
       ...content,
       event_log_settings: eventLogSettings(limits),
     }
@@ -204,7 +204,7 @@ export class Bundles {
           `Zone configuration imported from a bundle: ${plural(inZone(found).length, 'change')}`,
         )
         if (plan !== current.plan || type !== current.type || paused !== current.paused) {
-          zone.update({ plan, type, paused, modified_on: vendorTimestamp(this.now()) })
+          zone.update({ plan, type, paused, modified_on: vendorTimestamp(this.clock.now()) })
         }
         return found
       }),

@@ -23,6 +23,7 @@ import {
 import type { Zone } from '@shared/api/zones'
 import { DEFAULT_EVENT_LIMITS } from '../zones/events'
 import type { LegacyCatalog } from '../zones/previous-waf/catalog'
+import type { Clock } from '../objects'
 import type { ZoneRegistry } from '../zones/registry'
 import type { Bundles } from './bundles'
 import { RemoteClient, remoteMessages } from './remote-client'
@@ -33,6 +34,7 @@ export interface RemoteOptions {
   bundles: Bundles
   zones: ZoneRegistry
   catalog: LegacyCatalog
+  clock: Clock
 }
 
 /** One line of an apply's progress. */
@@ -90,7 +92,7 @@ export class Remote {
     return this.options.bundles.importBundle({
       format: BUNDLE_FORMAT,
       version: BUNDLE_VERSION,
-      exported_at: new Date().toISOString(),
+      exported_at: new Date(this.options.clock.now()).toISOString(),
       ...content,
       firewall_settings: own.firewall_settings,
       event_log_settings: own.event_log_settings,

@@ -1,4 +1,7 @@
-// Time as the object runtime sees it. Injected so that tests drive alarms without sleeping.
+// The service's one clock: every time it records (zones' and rules' timestamps, security events,
+// points in history, a bundle's exported_at) and every alarm it runs (a migration's switch-over,
+// event pruning) reads it. createService takes it as ServiceOptions.clock, the object runtime
+// hands its `now` to storage; tests pass a clock they move, so that nothing waits in real time.
 
 export interface Clock {
   /** Milliseconds since the epoch. */

@@ -29,6 +29,7 @@ import {
   ranPreviousProduct,
 } from './previous-waf/migration'
 import { PreviousWaf } from './previous-waf/previous-waf'
+import { systemClock, type Clock } from '../objects'
 import type { ZoneRegistry } from './registry'
 import { newVendorId, vendorTimestamp } from './vendor-format'
 import { Rulesets } from './rulesets/rulesets'
@@ -42,7 +43,7 @@ export interface ChangeOptions {
 }
 
 export interface ConfigurationOptions {
-  now?: () => number
+  clock?: Clock
   /** how long a migration's switch-over takes */
   migrationSwitchMs?: number
 }
@@ -66,7 +67,7 @@ export interface ZoneParts {
 }
 
 export class ZoneConfiguration {
-  private readonly now: () => number
+  private readonly clock: Clock
   private readonly switchMs: number
 
   constructor(
@@ -75,11 +76,11 @@ export class ZoneConfiguration {
     readonly legacy: LegacyCatalog,
     options: ConfigurationOptions = {},
   ) {
-    this.now = options.now ?? Date.now
+    this.clock = options.clock ?? systemClock
     this.switchMs = options.migrationSwitchMs ?? DEFAULT_SWITCH_MS
   }
 
-  private timestamp = () => vendorTimestamp(this.now())
+  private timestamp = () => vendorTimestamp(this.clock.now())
 
   rulesets<R>(
     owner: RulesetOwner,
@@ -315,7 +316,7 @@ export class ZoneConfiguration {
           MANAGED_PHASE,
           body,
         )
-        const at = this.now()
+        const at = this.clock.now()
         const started = {
           migration_created: snapshot.settings.migration_created ?? new Date(at).toISOString(),
           migration_source: 'api',

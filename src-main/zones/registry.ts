@@ -15,7 +15,7 @@ import {
   type ZoneEdit,
   type ZonePlan,
 } from '@shared/api/zones'
-import { ObjectNamespace, type Clock } from '../objects'
+import { ObjectNamespace, systemClock, type Clock } from '../objects'
 import type { HistoryEntry } from '@shared/bridge'
 import { AccountObject, type PendingChange } from './account-object'
 import type { ManagedRuleset } from './catalog'
@@ -79,7 +79,7 @@ export class ZoneRegistry {
 
   constructor(
     private readonly objects: ZoneObjects,
-    private readonly now: () => number = Date.now,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   private account<R>(work: (account: AccountObject) => R): Promise<Awaited<R>> {
@@ -173,7 +173,7 @@ export class ZoneRegistry {
       throw new ApiError(403, 9109, 'Unauthorized to access requested resource')
     }
     if (input.waf_product === 'previous' && plan === 'free') throw previousProductOnFree()
-    const at = vendorTimestamp(this.now())
+    const at = vendorTimestamp(this.clock.now())
     return toZone(
       await this.adopt({
         id: newVendorId(),
@@ -222,7 +222,7 @@ export class ZoneRegistry {
   }
 
   async edit(id: string, edit: ZoneEdit): Promise<Zone> {
-    const changes: Partial<ZoneRecord> = { modified_on: vendorTimestamp(this.now()) }
+    const changes: Partial<ZoneRecord> = { modified_on: vendorTimestamp(this.clock.now()) }
     if (edit.paused !== undefined) changes.paused = edit.paused
     if (edit.type !== undefined) changes.type = edit.type
     if (edit.plan !== undefined) changes.plan = checkedPlan(edit.plan)
@@ -251,7 +251,7 @@ export class ZoneRegistry {
       })
       return toZone(
         await this.inZone(id, (zone) =>
-          zone.update({ name, modified_on: vendorTimestamp(this.now()) }),
+          zone.update({ name, modified_on: vendorTimestamp(this.clock.now()) }),
         ),
       )
     })

@@ -37,6 +37,7 @@ import {
 } from './previous-waf/migration'
 import type { CredentialNamespace } from './credentials'
 import type { NewSecurityEvent } from './events'
+import { systemClock, type Clock } from '../objects'
 import { ACCOUNT, type ZoneRegistry } from './registry'
 import type { ZoneEvents } from './zone-events'
 
@@ -88,7 +89,7 @@ export class Simulator {
     private readonly legacy: LegacyCatalog,
     private readonly credentials: CredentialNamespace,
     private readonly events: ZoneEvents,
-    private readonly now: () => number = Date.now,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   private async gather(zoneId: string, variant: Variant): Promise<Gathered> {
@@ -173,7 +174,7 @@ export class Simulator {
   }> {
     const { zone: previous } = await this.compiledZone(zoneId, 'previous')
     const { zone: next, generated } = await this.compiledZone(zoneId, 'new')
-    const at = this.now()
+    const at = this.clock.now()
     const results = await this.withCredentials((credentials) =>
       requests.map((request, index): ComparedRequest => {
         const ctx = requestContext({ ...request, timestamp: at })
@@ -202,7 +203,7 @@ export class Simulator {
     options: { trace?: boolean; record?: boolean } = {},
   ): Promise<Simulation[]> {
     const { zone } = await this.compiledZone(zoneId)
-    const at = this.now()
+    const at = this.clock.now()
     const simulations = await this.withCredentials((credentials) =>
       requests.map((request): Simulation => ({
         ray_id: randomBytes(8).toString('hex'),

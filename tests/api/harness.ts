@@ -26,7 +26,7 @@ export interface Running {
 }
 
 /** What a test may change in the service it starts (passed on to createService). */
-export type StartOptions = Pick<ServiceOptions, 'migrationSwitchMs'>
+export type StartOptions = Pick<ServiceOptions, 'migrationSwitchMs' | 'clock'>
 
 export async function startService(
   dataDir = mkdtempSync(join(tmpdir(), 'zw-api-')),

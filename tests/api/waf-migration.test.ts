@@ -1,10 +1,11 @@
 // The migration from the previous managed-rules product to managed rulesets
-// (docs/vendor-behaviour.md#migration-api) against a real service with a short switch-over: the
+// (docs/vendor-behaviour.md#migration-api) against a real service whose clock the tests move: the
 // compatibility check, the generated configuration (sensitivity and action mapping, each legacy
 // setting that carries over, what does not, the limits), deploying it (pending on Pro/Business,
 // validation on Enterprise), every refusal, irreversibility (restart, history restore), and what
 // the simulator runs in each state, with the side-by-side comparison.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { FakeClock } from '../unit/objects/fake-clock'
 import { CREDENTIALS, removeDataDir, startService, type Running } from './harness'
 
 const GENERAL = 'efb7b8c949ac4650a09736fc376e9aee'
@@ -16,14 +17,16 @@ const OWASP_PACKAGE = 'c504870194831cd12c3fc0284f294abb'
 const OWASP_GENERIC_ATTACKS = '5461c3844f6b5597986ae41d052a7cbd'
 const CLOUDFLARE_SPECIALS = 'f90712123fb02287348dd34c0a282bb9'
 const MANAGED_PHASE = 'http_request_firewall_managed'
-/** The switch-over of these tests: short, but long enough to see `pending`. */
-const SWITCH_MS = 300
+/** The switch-over of these tests, two minutes as by default: the tests move the clock past it. */
+const SWITCH_MS = 2 * 60_000
+/** The clock of every service these tests start: a switch-over comes when a test moves it. */
+const clock = new FakeClock(Date.UTC(2026, 0, 1))
 
 let running: Running
 let zoneCount = 0
 
 beforeAll(async () => {
-  running = await startService(undefined, { migrationSwitchMs: SWITCH_MS })
+  running = await startService(undefined, { migrationSwitchMs: SWITCH_MS, clock })
 })
 afterAll(async () => {
   await running.stop()
@@ -92,22 +95,15 @@ async function deploy(zone: string, mode: string, on: Running = running): Promis
   return ok(deployPath(zone, mode), put(body), on)
 }
 
-/** Polls the migration status until it reaches `state` (or the timeout fails the test). */
-async function waitForState(
-  zone: string,
-  state: string,
-  on: Running = running,
-  timeoutMs = 15_000,
-): Promise<any> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const current = await status(zone, on)
-    if (current.migration_state === state) return current
-    if (Date.now() > deadline) {
-      throw new Error(`migration of ${zone} still ${current.migration_state}, not ${state}`)
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
+/**
+ * Moves the clock `ms` on (past the switch-over by default): the zone's alarm completes its
+ * pending migration. Answers the migration's status, which must then be `completed`.
+ */
+async function switchOver(zone: string, on: Running = running, ms = SWITCH_MS): Promise<any> {
+  await clock.advance(ms)
+  const current = await status(zone, on)
+  expect(current.migration_state).toBe('completed')
+  return current
 }
 
 async function hasNoEntrypoint(zone: string): Promise<void> {
@@ -527,7 +523,7 @@ describe('deploying the migration', () => {
       expect(typeof pending.created).toBe('string')
       expect(await check(zone.id)).toMatchObject({ compatible: false, migration_state: 'pending' })
 
-      const completed = await waitForState(zone.id, 'completed')
+      const completed = await switchOver(zone.id)
       expect(completed).toMatchObject({
         old_waf_status: 'disabled',
         new_waf_status: 'enabled',
@@ -585,7 +581,7 @@ describe('deploying the migration', () => {
 
       await deploy(zone.id, 'pending')
       expect((await status(zone.id)).migration_state).toBe('pending')
-      await waitForState(zone.id, 'completed')
+      await switchOver(zone.id)
       expect((await ok(`/zones/${zone.id}`)).waf_product).toBe('managed_rulesets')
     })
   }
@@ -597,7 +593,7 @@ describe('deploying the migration', () => {
     for (const mode of ['pending', '1', 'validation', '2']) {
       await refused(deployPath(zone.id, mode), put(cfg), 400, 10305)
     }
-    await waitForState(zone.id, 'completed')
+    await switchOver(zone.id)
     for (const mode of ['pending', '1', 'validation', '2']) {
       await refused(deployPath(zone.id, mode), put(cfg), 400, 10305)
     }
@@ -689,7 +685,7 @@ describe('deploying the migration', () => {
 
     // once migrated, the Rulesets API deploys managed rulesets as usual
     await deploy(zone.id, 'pending')
-    await waitForState(zone.id, 'completed')
+    await switchOver(zone.id)
     const migrated = await ok(entrypointPath(zone.id))
     const withCredentialsCheck = await ok(
       `/zones/${zone.id}/rulesets/${migrated.id}/rules`,
@@ -709,7 +705,7 @@ describe('irreversibility', () => {
     await deploy(zone.id, 'pending')
     // still there while the switch-over runs
     await ok(`/zones/${zone.id}/firewall/waf/packages`)
-    await waitForState(zone.id, 'completed')
+    await switchOver(zone.id)
     await expectPreviousProductGone(zone.id)
     const error = await refused(`/zones/${zone.id}/firewall/waf/packages`, undefined, 400, 10400)
     expect(error.message).toMatch(/rulesets/i)
@@ -717,14 +713,14 @@ describe('irreversibility', () => {
   })
 
   it('stays completed across a restart of the service', async () => {
-    let service = await startService(undefined, { migrationSwitchMs: SWITCH_MS })
+    let service = await startService(undefined, { migrationSwitchMs: SWITCH_MS, clock })
     const { dataDir } = service
     try {
       const zone = await createZone('business', 'previous', service)
       await deploy(zone.id, 'pending', service)
-      await waitForState(zone.id, 'completed', service)
+      await switchOver(zone.id, service)
       await service.stop()
-      service = await startService(dataDir, { migrationSwitchMs: SWITCH_MS })
+      service = await startService(dataDir, { migrationSwitchMs: SWITCH_MS, clock })
       expect(await status(zone.id, service)).toMatchObject({
         migration_state: 'completed',
         old_waf_status: 'disabled',
@@ -741,7 +737,7 @@ describe('irreversibility', () => {
   })
 
   it('completes on start a pending migration whose switch time passed while stopped', async () => {
-    let service = await startService(undefined, { migrationSwitchMs: 1500 })
+    let service = await startService(undefined, { migrationSwitchMs: SWITCH_MS, clock })
     const { dataDir } = service
     try {
       const zone = await createZone('pro', 'previous', service)
@@ -750,12 +746,12 @@ describe('irreversibility', () => {
       expect(pending.migration_state).toBe('pending')
       await service.stop()
 
-      // wait, with the service stopped, until the switch-over time has passed
-      const wait = Date.parse(pending.switch_at) - Date.now() + 100
-      await new Promise((resolve) => setTimeout(resolve, Math.max(wait, 0)))
+      // the switch-over time passes with the service stopped
+      await clock.advance(Date.parse(pending.switch_at) - clock.now())
 
-      service = await startService(dataDir, { migrationSwitchMs: 60_000 })
-      await waitForState(zone.id, 'completed', service)
+      service = await startService(dataDir, { migrationSwitchMs: 60_000, clock })
+      // the alarm is due at start: it runs without the clock moving on
+      await switchOver(zone.id, service, 0)
       expect((await ok(`/zones/${zone.id}`, undefined, service)).waf_product).toBe(
         'managed_rulesets',
       )
@@ -772,7 +768,7 @@ describe('irreversibility', () => {
     const history = () => ok(workbench(zone.id, 'history'))
     const beforeMigration = (await history())[0].bookmark
     await deploy(zone.id, 'pending')
-    await waitForState(zone.id, 'completed')
+    await switchOver(zone.id)
 
     const error = await refused(
       workbench(zone.id, 'history/restore'),
@@ -800,7 +796,7 @@ describe('while the switch-over is pending', () => {
   // A switch-over long enough that it cannot complete during these tests.
   let slow: Running
   beforeAll(async () => {
-    slow = await startService(undefined, { migrationSwitchMs: 10 * 60_000 })
+    slow = await startService(undefined, { migrationSwitchMs: 10 * 60_000, clock })
   })
   afterAll(async () => {
     await slow.stop()
@@ -827,7 +823,7 @@ describe('while the switch-over is pending', () => {
     const before = await status(zone.id, slow)
     const { dataDir } = slow
     await slow.stop()
-    slow = await startService(dataDir, { migrationSwitchMs: 10 * 60_000 })
+    slow = await startService(dataDir, { migrationSwitchMs: 10 * 60_000, clock })
     expect(await status(zone.id, slow)).toEqual(before)
     await ok(`/zones/${zone.id}/firewall/waf/packages`, undefined, slow)
   })
@@ -915,7 +911,7 @@ describe('the simulator in each state', () => {
   it('after completion: only managed rulesets', async () => {
     const zone = await createZone('pro')
     await deploy(zone.id, 'pending')
-    await waitForState(zone.id, 'completed')
+    await switchOver(zone.id)
     const result = await simulate(zone.id, sqli(zone.name))
     expect(result.outcome).toBe('blocked')
     expect(result.events.length).toBeGreaterThan(0)

@@ -14,14 +14,15 @@ import { bundleText, type Bundles } from '../../bundles'
 import { curlScript } from '../../bundles/curl'
 import { TERRAFORM_PROVIDERS, terraformText } from '../../bundles/terraform'
 import { terraformBundle } from '../../bundles/terraform-import'
+import type { Clock } from '../../objects'
 import { ok } from '../envelope'
 
 const EXPORT_FORMATS = ['bundle', 'terraform', 'curl'] as const
 const IMPORT_FORMATS = ['bundle', 'terraform'] as const
 
-export const bundleRoutes: FastifyPluginAsyncTypebox<{ bundles: Bundles }> = async (
+export const bundleRoutes: FastifyPluginAsyncTypebox<{ bundles: Bundles; clock: Clock }> = async (
   app,
-  { bundles },
+  { bundles, clock },
 ) => {
   app.get(
     '/zones/:zone_id/export',
@@ -123,7 +124,7 @@ export const bundleRoutes: FastifyPluginAsyncTypebox<{ bundles: Bundles }> = asy
         zoneName,
         plan: zonePlan,
         existing: await bundles.bundleOfZoneNamed(zoneName),
-        now: Date.now(),
+        now: clock.now(),
       })
       return ok(await bundles.importBundle(bundle, { dryRun }))
     },

@@ -5,6 +5,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { SampleBody } from '@shared/api/samples'
+import type { Clock } from '../../objects'
 import type { ZoneRegistry } from '../../zones/registry'
 import type { SampleContext, SampleStore } from '../../zones/samples'
 import { newVendorId, vendorTimestamp } from '../../zones/vendor-format'
@@ -15,14 +16,14 @@ const SampleParams = Type.Object({ zone_id: Type.String(), sample_id: Type.Strin
 
 export const sampleRoutes: FastifyPluginAsyncTypebox<{
   zones: ZoneRegistry
-  now?: () => number
-}> = async (app, { zones, now = Date.now }) => {
+  clock: Clock
+}> = async (app, { zones, clock }) => {
   const inZone = <R>(zoneId: string, work: (samples: SampleStore, context: SampleContext) => R) =>
     zones.inZone(zoneId, (zone) =>
       zone.change(() =>
         work(zone.samples, {
           basePath: `/zones/${zoneId}`,
-          now: () => vendorTimestamp(now()),
+          now: () => vendorTimestamp(clock.now()),
           newId: newVendorId,
           describe: (note) => zone.describe(note),
         }),
