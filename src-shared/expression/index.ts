@@ -58,12 +58,7 @@ export {
   MAX_NESTING_DEPTH,
   type ParseOptions,
 } from './syntax/parser'
-export {
-  check,
-  type CheckOptions,
-  type CheckResult,
-  type CheckWarning,
-} from './syntax/checker'
+export { check, type CheckOptions, type CheckResult, type CheckWarning } from './syntax/checker'
 export {
   clearCompileCache,
   compile,
@@ -85,20 +80,9 @@ export {
   type RequestDescription,
 } from './waf/context'
 export { normalizePath, type NormalizationMode } from './waf/normalize'
+export { createScheme, type FieldDefinition, type Scheme, type SchemeInit } from './scheme/scheme'
 export {
-  createScheme,
-  WAF_SCHEME,
-  type FieldDefinition,
-  type Scheme,
-  type SchemeInit,
-} from './waf/scheme'
-export {
-  BUILTIN_FUNCTIONS,
   defineFunction,
-  PHASE_CUSTOM,
-  PHASE_LEGACY_FIREWALL,
-  PHASE_MANAGED,
-  PHASE_RATELIMIT,
   type ArgKind,
   type FunctionDefinition,
   type FunctionImpl,
@@ -106,7 +90,10 @@ export {
   type ParamError,
   type ParamSpec,
   type UseSite,
-} from './waf/functions'
+} from './scheme/functions'
+export { WAF_SCHEME } from './waf/scheme'
+export { BUILTIN_FUNCTIONS } from './waf/functions'
+export { PHASE_CUSTOM, PHASE_LEGACY_FIREWALL, PHASE_MANAGED, PHASE_RATELIMIT } from './waf/phases'
 export { bytesToText, utf8Bytes, fromUint8Array, toUint8Array } from './values/bytes'
 export { formatIp, parseIp } from './values/ip'
 export { compileRegex, type CompiledRegex } from './regex/regex'
@@ -115,7 +102,7 @@ export { RequirementTable, type Need, type Needs } from './compile/requirement'
 export { compileWildcard, type CompiledWildcard } from './values/wildcard'
 
 import { compileValue, type CompileOptions, type CompiledValueExpression } from './compile/compiler'
-import { PHASE_MANAGED } from './waf/functions'
+import { PHASE_MANAGED } from './waf/phases'
 
 /**
  * Compiles an exposed_credential_check `username_expression` / `password_expression`: a value

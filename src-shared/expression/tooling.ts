@@ -5,9 +5,10 @@
 
 import { compile, type CompileOptions } from './compile/compiler'
 import { isExpressionError } from './syntax/errors'
-import { PHASE_CUSTOM } from './waf/functions'
+import { PHASE_CUSTOM } from './waf/phases'
 import { LOGICAL_OPERATOR_SPELLINGS, parse, WORD_OPERATORS } from './syntax/parser'
-import { WAF_SCHEME, type Scheme } from './waf/scheme'
+import type { Scheme } from './scheme/scheme'
+import { WAF_SCHEME } from './waf/scheme'
 import { isArray, isMap, typeDisplay, type Type } from './values/types'
 
 export type TokenKind =

@@ -18,21 +18,17 @@ import type {
 } from '../syntax/ast'
 import { isLiteralNode, isLogicalNode } from '../syntax/ast'
 import { utf8Bytes } from '../values/bytes'
-import {
-  check,
-  type CheckOptions,
-  type CheckResult,
-  type CheckWarning,
-} from '../syntax/checker'
+import { check, type CheckOptions, type CheckResult, type CheckWarning } from '../syntax/checker'
 import { ExpressionError } from '../syntax/errors'
-import type { FunctionParam, FunctionImpl } from '../waf/functions'
+import type { FunctionParam, FunctionImpl } from '../scheme/functions'
 import { compareIp, IpRangeSet } from '../values/ip'
 import { ipSetItemRange } from '../syntax/lexer'
 import { literalType, literalValue, parse, parseValue, type ParseOptions } from '../syntax/parser'
 import { compileRegex } from '../regex/regex'
 import { containsGate } from '../regex/prefilter'
 import { needsOfAll, needsOfAny, type Needs } from './requirement'
-import { WAF_SCHEME, type Scheme } from '../waf/scheme'
+import type { Scheme } from '../scheme/scheme'
+import { WAF_SCHEME } from '../waf/scheme'
 import { SharedValues } from './shared-value'
 import type { IpAddress, Type, Value } from '../values/types'
 import { arrayOf } from '../values/types'

@@ -19,10 +19,10 @@ import { ExpressionError, type ExpressionErrorCode } from './errors'
 import {
   paramErrorCode,
   paramErrorMessage,
-  PHASE_CUSTOM,
   type FunctionParam,
   type UseSite,
-} from '../waf/functions'
+} from '../scheme/functions'
+import { PHASE_CUSTOM } from '../waf/phases'
 import {
   indexAccessMessage,
   literalType,
@@ -30,7 +30,8 @@ import {
   stepType,
   unsupportedOpMessage,
 } from './parser'
-import { WAF_SCHEME, type Scheme } from '../waf/scheme'
+import type { Scheme } from '../scheme/scheme'
+import { WAF_SCHEME } from '../waf/scheme'
 import {
   arrayOf,
   BOOL_ARRAY,

@@ -23,8 +23,8 @@ import type {
 } from './ast'
 import { bytesToTextStrict } from '../values/bytes'
 import { ExpressionError } from './errors'
-import type { FunctionParam } from '../waf/functions'
-import { paramErrorCode, paramErrorMessage } from '../waf/functions'
+import type { FunctionParam } from '../scheme/functions'
+import { paramErrorCode, paramErrorMessage } from '../scheme/functions'
 import {
   codeAt,
   eofError,
@@ -49,7 +49,8 @@ import {
 } from './lexer'
 import { compileRegex, DEFAULT_REGEX_SIZE_LIMIT } from '../regex/regex'
 import { RegexSyntaxError } from '../regex/tree'
-import { WAF_SCHEME, type Scheme } from '../waf/scheme'
+import type { Scheme } from '../scheme/scheme'
+import { WAF_SCHEME } from '../waf/scheme'
 import {
   arrayOf,
   BOOL_ARRAY,

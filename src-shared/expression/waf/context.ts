@@ -12,9 +12,10 @@ import { asciiLower, fromUint8Array, utf8Bytes } from '../values/bytes'
 import type { EvaluationContext, ListKind, ListMatcher } from '../values/evaluation'
 import { ipv4, ipv6, IpRangeSet, parseIp, type IpRange } from '../values/ip'
 import { normalizePath, type NormalizationMode } from './normalize'
-import { WAF_SCHEME, type Scheme } from './scheme'
+import type { Scheme } from '../scheme/scheme'
+import { WAF_SCHEME } from './scheme'
 import { isArray, isMap, typeDisplay, type IpAddress, type Type, type Value } from '../values/types'
-import { urlDecode } from './functions'
+import { urlDecode } from './operations'
 
 export interface RequestDescription {
   readonly method: string
