@@ -1,0 +1,495 @@
+// libinjection's SQLi detection (3.9.2, as ModSecurity 2.9.7 bundles it for @detectSQLi): the
+// input is tokenized (sqli-tokenizer.ts), the tokens are folded into at most five, their types
+// make a fingerprint, and the input is SQLi when the fingerprint is in libinjection's table and
+// its false-positive heuristics do not clear it. libinjection_sqli tries the input as is, then
+// as if it began inside a single- and a double-quoted string, in ANSI SQL and, where the first
+// pass saw `#` or `--x`, MySQL. Algorithm: https://github.com/client9/libinjection (see LICENSE).
+import { FLAG, lookupWord, SqliToken, SqliTokenizer, TOKEN_VALUE_MAX, TYPE } from './sqli-tokenizer'
+
+/** A fingerprint has at most this many tokens. */
+const MAX_TOKENS = 5
+
+const FUNCTIONS_THAT_NAME_COLUMNS = new Set([
+  // Transact-SQL functions common enough as column names
+  'USER_ID',
+  'USER_NAME',
+  // MySQL functions
+  'DATABASE',
+  'PASSWORD',
+  'USER',
+  // words that are variables and functions (current_user is one in T-SQL:
+  // https://learn.microsoft.com/en-us/sql/t-sql/functions/current-user-transact-sql)
+  'CURRENT_USER',
+  'CURRENT_DATE',
+  'CURRENT_TIME',
+  'CURRENT_TIMESTAMP',
+  'LOCALTIME',
+  'LOCALTIMESTAMP',
+])
+
+/** Whether a token's value, with a-z upper-cased, is `word`. */
+function valueIs(token: SqliToken, word: string): boolean {
+  return token.len === word.length && upperAscii(token.val) === word
+}
+
+function upperAscii(value: string): string {
+  let out = ''
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i)
+    out += code >= 0x61 && code <= 0x7a ? String.fromCharCode(code - 0x20) : value[i]
+  }
+  return out
+}
+
+function isUnaryOperator(token: SqliToken): boolean {
+  if (token.type !== TYPE.OPERATOR) return false
+  const value = token.val
+  switch (token.len) {
+    case 1:
+      return value === '+' || value === '-' || value === '!' || value === '~'
+    case 2:
+      return value === '!!'
+    case 3:
+      return upperAscii(value) === 'NOT'
+    default:
+      return false
+  }
+}
+
+function isArithmeticOperator(token: SqliToken): boolean {
+  const value = token.val
+  return (
+    token.type === TYPE.OPERATOR &&
+    token.len === 1 &&
+    (value === '*' || value === '/' || value === '-' || value === '+' || value === '%')
+  )
+}
+
+function typeIn(token: SqliToken, types: string): boolean {
+  return token.type !== TYPE.NONE && types.includes(token.type)
+}
+
+/** Five-token starts that folding drops (see restartAfterKnownFiveTokens). */
+const RESTARTING_FIVE = ['1o(1)', '1,(1)', 'no(n)', 'no(1)', '1),(1', 'n)o(n']
+
+const MERGE_FIRST = 'knoUfEtT'
+const MERGE_SECOND = 'knoUfEtT&'
+
+/**
+ * One pass of libinjection over an input in one context: tokens folded into the fingerprint's
+ * tokens. `tokens` has room for the five kept, and the sixth and seventh folding looks ahead at.
+ */
+export class SqliFolding {
+  readonly tokens = Array.from({ length: MAX_TOKENS + 3 }, () => new SqliToken())
+  readonly tokenizer: SqliTokenizer
+  private readonly lastComment = new SqliToken()
+  private more = true
+  /** where the next token goes */
+  private pos = 0
+  /** how many tokens are settled (part of the fingerprint) */
+  private left = 0
+
+  constructor(input: string, flags: number) {
+    this.tokenizer = new SqliTokenizer(input, flags)
+  }
+
+  private token(i: number): SqliToken {
+    return this.tokens[i]!
+  }
+
+  /** Folds the input; answers how many tokens make the fingerprint. */
+  fold(): number {
+    const first = this.token(0)
+    // Leading comments, left parentheses, SQL types and unary operators are skipped.
+    do {
+      this.more = this.tokenizer.next(first)
+    } while (
+      first.type === TYPE.COMMENT ||
+      first.type === TYPE.LEFTPARENS ||
+      first.type === TYPE.SQLTYPE ||
+      isUnaryOperator(first)
+    )
+    if (!this.more) return 0
+    this.pos = 1
+
+    for (;;) {
+      if (this.pos >= MAX_TOKENS) this.restartAfterKnownFiveTokens()
+      if (!this.more || this.left >= MAX_TOKENS) {
+        this.left = this.pos
+        break
+      }
+      this.readUpTo(2)
+      if (this.pos - this.left < 2) {
+        this.left = this.pos
+        continue
+      }
+      const pair = this.foldPair()
+      if (pair === 'evil') return this.left + 2
+      if (pair === 'folded') continue
+      this.readUpTo(3)
+      if (this.pos - this.left < 3) {
+        this.left = this.pos
+        continue
+      }
+      if (this.foldTriple()) continue
+      this.left += 1
+    }
+
+    if (this.left < MAX_TOKENS && this.lastComment.type === TYPE.COMMENT) {
+      this.token(this.left).copyFrom(this.lastComment)
+      this.left += 1
+    }
+    // Folding may have read a sixth token to type the fifth.
+    return Math.min(this.left, MAX_TOKENS)
+  }
+
+  /**
+   * Five tokens that look like the start of a value list or arithmetic (`1,(1)`, `n=(n)`,
+   * `1),(1`, `n)=(n`) are dropped, keeping the look-ahead token if there is one.
+   */
+  private restartAfterKnownFiveTokens(): void {
+    if (
+      !RESTARTING_FIVE.some((types) =>
+        this.tokens.every((t, i) => i >= MAX_TOKENS || t.type === types[i]),
+      )
+    ) {
+      return
+    }
+    if (this.pos > MAX_TOKENS) {
+      this.token(1).copyFrom(this.token(MAX_TOKENS))
+      this.pos = 2
+    } else {
+      this.pos = 1
+    }
+    this.left = 0
+  }
+
+  /** Reads tokens until `count` are unsettled (comments are kept aside, only the last one). */
+  private readUpTo(count: number): void {
+    while (this.more && this.pos <= MAX_TOKENS && this.pos - this.left < count) {
+      const current = this.token(this.pos)
+      this.more = this.tokenizer.next(current)
+      if (!this.more) break
+      if (current.type === TYPE.COMMENT) {
+        this.lastComment.copyFrom(current)
+      } else {
+        this.lastComment.type = TYPE.NONE
+        this.pos += 1
+      }
+    }
+  }
+
+  /** The two-token rules on tokens[left], tokens[left + 1]. */
+  private foldPair(): 'folded' | 'evil' | 'none' {
+    const a = this.token(this.left)
+    const b = this.token(this.left + 1)
+    if (
+      (a.type === TYPE.STRING && b.type === TYPE.STRING) ||
+      (a.type === TYPE.SEMICOLON && b.type === TYPE.SEMICOLON)
+    ) {
+      // "foo" "bar" is one string; repeated semicolons are one
+      this.pos -= 1
+      return 'folded'
+    }
+    if (typeIn(a, 'o&') && (isUnaryOperator(b) || b.type === TYPE.SQLTYPE)) {
+      this.pos -= 1
+      this.left = 0
+      return 'folded'
+    }
+    if (
+      (a.type === TYPE.LEFTPARENS && isUnaryOperator(b)) ||
+      this.mergeWords(a, b) // UNION + ALL → UNION ALL
+    ) {
+      this.pos -= 1
+      if (this.left > 0) this.left -= 1
+      return 'folded'
+    }
+    if (
+      a.type === TYPE.SEMICOLON &&
+      b.type === TYPE.FUNCTION &&
+      upperAscii(b.val).startsWith('IF')
+    ) {
+      // IF after a semicolon is Transact-SQL's statement, not the function
+      b.type = TYPE.TSQL
+      return 'folded'
+    }
+    if (
+      typeIn(a, 'nv') &&
+      b.type === TYPE.LEFTPARENS &&
+      FUNCTIONS_THAT_NAME_COLUMNS.has(upperAscii(a.val))
+    ) {
+      a.type = TYPE.FUNCTION
+      return 'folded'
+    }
+    if (a.type === TYPE.KEYWORD && (valueIs(a, 'IN') || valueIs(a, 'NOT IN'))) {
+      // IN ( is an operator; otherwise (IN BOOLEAN MODE) a word that may merge later
+      a.type = b.type === TYPE.LEFTPARENS ? TYPE.OPERATOR : TYPE.BAREWORD
+      return 'folded'
+    }
+    if (a.type === TYPE.OPERATOR && (valueIs(a, 'LIKE') || valueIs(a, 'NOT LIKE'))) {
+      if (b.type === TYPE.LEFTPARENS) a.type = TYPE.FUNCTION
+      return 'none'
+    }
+    if (a.type === TYPE.SQLTYPE && typeIn(b, 'n1t(fvs')) {
+      a.copyFrom(b)
+      this.pos -= 1
+      this.left = 0
+      return 'folded'
+    }
+    if (a.type === TYPE.COLLATE && b.type === TYPE.BAREWORD) {
+      // too many collations to list: a bare word with '_' after COLLATE is one
+      if (b.cValue().includes('_')) {
+        b.type = TYPE.SQLTYPE
+        this.left = 0
+      }
+      return 'none'
+    }
+    if (a.type === TYPE.BACKSLASH) {
+      if (isArithmeticOperator(b)) {
+        // T-SQL reads \%1 as 0 % 1
+        a.type = TYPE.NUMBER
+      } else {
+        // and \1 as 1
+        a.copyFrom(b)
+        this.pos -= 1
+      }
+      this.left = 0
+      return 'folded'
+    }
+    if (
+      (a.type === TYPE.LEFTPARENS && b.type === TYPE.LEFTPARENS) ||
+      (a.type === TYPE.RIGHTPARENS && b.type === TYPE.RIGHTPARENS)
+    ) {
+      this.pos -= 1
+      this.left = 0
+      return 'folded'
+    }
+    if (a.type === TYPE.LEFTBRACE && b.type === TYPE.BAREWORD) {
+      // MySQL's { ``.``.id } cannot be folded: evil. Otherwise ODBC's {foo expr} is expr.
+      if (b.len === 0) {
+        b.type = TYPE.EVIL
+        return 'evil'
+      }
+      this.left = 0
+      this.pos -= 2
+      return 'folded'
+    }
+    if (b.type === TYPE.RIGHTBRACE) {
+      this.pos -= 1
+      this.left = 0
+      return 'folded'
+    }
+    return 'none'
+  }
+
+  /** Merges two words into one when the pair is a phrase of the keyword table. */
+  private mergeWords(a: SqliToken, b: SqliToken): boolean {
+    if (!typeIn(a, MERGE_FIRST) || !typeIn(b, MERGE_SECOND)) return false
+    const length = a.len + b.len + 1
+    if (length > TOKEN_VALUE_MAX) return false
+    const merged = a.val + ' ' + b.val
+    const type = lookupWord(merged)
+    if (type === TYPE.NONE) return false
+    a.type = type
+    a.len = length
+    a.val = merged
+    return true
+  }
+
+  /** The three-token rules on tokens[left .. left + 2]; true when something folded. */
+  private foldTriple(): boolean {
+    const left = this.left
+    const a = this.token(left)
+    const b = this.token(left + 1)
+    const c = this.token(left + 2)
+    const dropTwo = () => {
+      this.pos -= 2
+      this.left = 0
+      return true
+    }
+    // c moves into b's place
+    const dropUnary = () => {
+      b.copyFrom(c)
+      this.pos -= 1
+      this.left = 0
+      return true
+    }
+    if (a.type === TYPE.NUMBER && b.type === TYPE.OPERATOR && c.type === TYPE.NUMBER) {
+      return dropTwo()
+    }
+    if (a.type === TYPE.OPERATOR && b.type !== TYPE.LEFTPARENS && c.type === TYPE.OPERATOR) {
+      return dropTwo()
+    }
+    if (a.type === TYPE.LOGIC_OPERATOR && c.type === TYPE.LOGIC_OPERATOR) return dropTwo()
+    if (a.type === TYPE.VARIABLE && b.type === TYPE.OPERATOR && typeIn(c, 'v1n')) return dropTwo()
+    if (typeIn(a, 'n1') && b.type === TYPE.OPERATOR && typeIn(c, '1n')) return dropTwo()
+    if (
+      typeIn(a, 'n1vs') &&
+      b.type === TYPE.OPERATOR &&
+      b.val === '::' &&
+      c.type === TYPE.SQLTYPE
+    ) {
+      return dropTwo()
+    }
+    if (typeIn(a, 'n1sv') && b.type === TYPE.COMMA && typeIn(c, '1nsv')) return dropTwo()
+    // SELECT + (, LIMIT + (, , + (: the unary operator goes
+    if (typeIn(a, 'EB,') && isUnaryOperator(b) && c.type === TYPE.LEFTPARENS) return dropUnary()
+    // SELECT - 1
+    if (typeIn(a, 'kEB') && isUnaryOperator(b) && typeIn(c, '1nvsf')) return dropUnary()
+    if (a.type === TYPE.COMMA && isUnaryOperator(b) && typeIn(c, '1nvs')) {
+      // ", -1" becomes ",1", and backs up one more token so that "1,-1" folds to "1"
+      b.copyFrom(c)
+      this.left = 0
+      this.pos -= 3
+      return true
+    }
+    // 1,-sin(1) → 1,sin(1)
+    if (a.type === TYPE.COMMA && isUnaryOperator(b) && c.type === TYPE.FUNCTION) return dropUnary()
+    // database.table
+    if (a.type === TYPE.BAREWORD && b.type === TYPE.DOT && c.type === TYPE.BAREWORD) {
+      return dropTwo()
+    }
+    // SELECT . `foo` → SELECT `foo`
+    if (a.type === TYPE.EXPRESSION && b.type === TYPE.DOT && c.type === TYPE.BAREWORD) {
+      return dropUnary()
+    }
+    if (a.type === TYPE.FUNCTION && b.type === TYPE.LEFTPARENS && c.type !== TYPE.RIGHTPARENS) {
+      // USER() takes no argument, so USER(foo) is not that function
+      if (valueIs(a, 'USER')) a.type = TYPE.BAREWORD
+    }
+    return false
+  }
+
+  /**
+   * The fingerprint: the folded tokens' types. A PHP-style unclosed empty backtick at the end is a
+   * comment; any evil token makes the whole fingerprint "X".
+   */
+  fingerprint(): string {
+    const count = this.fold()
+    const last = count > 2 ? this.token(count - 1) : undefined
+    if (
+      last &&
+      last.type === TYPE.BAREWORD &&
+      last.strOpen === '`' &&
+      last.len === 0 &&
+      last.strClose === ''
+    ) {
+      last.type = TYPE.COMMENT
+    }
+    let fingerprint = ''
+    for (let i = 0; i < count; i++) {
+      const type = this.token(i).type
+      if (type === TYPE.NONE) break
+      fingerprint += type
+    }
+    if (fingerprint.includes(TYPE.EVIL)) {
+      const first = this.token(0)
+      first.type = TYPE.EVIL
+      first.val = TYPE.EVIL
+      this.token(1).type = TYPE.NONE
+      return TYPE.EVIL
+    }
+    return fingerprint
+  }
+}
+
+/** Whether libinjection's table lists the fingerprint (compared with a-z upper-cased). */
+function listed(fingerprint: string): boolean {
+  return fingerprint.length > 0 && lookupWord('0' + fingerprint) === TYPE.FINGERPRINT
+}
+
+/**
+ * libinjection_sqli_not_whitelist: heuristics that clear listed fingerprints which ordinary
+ * text produces too. True when the input stays SQLi.
+ */
+function stillSqli(input: string, pass: SqliFolding, fingerprint: string): boolean {
+  const tokens = pass.tokens
+  const stats = pass.tokenizer
+  const length = fingerprint.length
+  // SQL Server's audit log leaves out statements that mention sp_password.
+  if (length > 1 && fingerprint[length - 1] === TYPE.COMMENT && input.includes('sp_password')) {
+    return true
+  }
+  const first = tokens[0]!
+  const second = tokens[1]!
+  if (length === 2) {
+    if (fingerprint[1] === TYPE.UNION) return stats.statsTokens !== 2
+    const commentStart = second.val.charCodeAt(0)
+    if (commentStart === 0x23) return false
+    if (first.type === TYPE.BAREWORD && second.type === TYPE.COMMENT && commentStart !== 0x2f) {
+      return false
+    }
+    if (first.type === TYPE.NUMBER && second.type === TYPE.COMMENT) {
+      if (commentStart === 0x2f) return true
+      if (stats.statsTokens > 2) return true
+      // "1234 --" and "1/*" are SQLi, base64-like "1234-ABCD--" is not; libinjection looks at
+      // the input after the number's (kept) length, and its char is signed.
+      const after = byteAt(input, first.len)
+      if (after <= 32 || after > 0x7f) return true
+      const next = byteAt(input, first.len + 1)
+      if (after === 0x2f && next === 0x2a) return true
+      if (after === 0x2d && next === 0x2d) return true
+      return false
+    }
+    // "1--" is a scan; "--" in the middle of text is common
+    if (second.len > 2 && commentStart === 0x2d) return false
+    return true
+  }
+  if (length === 3) {
+    if (fingerprint === 'sos' || fingerprint === 's&s') {
+      // ...foo' + 'bar...: no opening quote, no closing quote, the same quote between
+      const third = tokens[2]!
+      return first.strOpen === '' && third.strClose === '' && first.strClose === third.strOpen
+    }
+    if (/^(?:s&n|n&1|1&1|1&v|1&s)$/.test(fingerprint)) {
+      // 'sexy and 17' is not SQLi, 'sexy and 17<18' is
+      return stats.statsTokens !== 3
+    }
+    if (second.type === TYPE.KEYWORD) {
+      // only INTO OUTFILE and INTO DUMPFILE (MySQL)
+      return second.len >= 5 && upperAscii(second.val.substring(0, 4)) === 'INTO'
+    }
+  }
+  return true
+}
+
+/** The byte at `index`, or 0 past the end (the C string's terminating NUL). */
+function byteAt(input: string, index: number): number {
+  return index < input.length ? input.charCodeAt(index) : 0
+}
+
+/** One pass in the given context; its fingerprint when it is SQLi. */
+function tryPass(input: string, flags: number): { sqli?: string; pass: SqliFolding } {
+  const pass = new SqliFolding(input, flags)
+  const fingerprint = pass.fingerprint()
+  const sqli = listed(fingerprint) && stillSqli(input, pass, fingerprint)
+  return sqli ? { sqli: fingerprint, pass } : { pass }
+}
+
+function readsAsMysql(pass: SqliFolding): boolean {
+  return pass.tokenizer.statsCommentDdx > 0 || pass.tokenizer.statsCommentHash > 0
+}
+
+/**
+ * libinjection_sqli: the fingerprint (up to five token types) when `input`, a binary string,
+ * is SQL injection, else undefined.
+ */
+export function detectSqli(input: string): string | undefined {
+  if (input.length === 0) return undefined
+  const plain = tryPass(input, FLAG.QUOTE_NONE | FLAG.SQL_ANSI)
+  if (plain.sqli) return plain.sqli
+  if (readsAsMysql(plain.pass)) {
+    const mysql = tryPass(input, FLAG.QUOTE_NONE | FLAG.SQL_MYSQL)
+    if (mysql.sqli) return mysql.sqli
+  }
+  if (input.includes("'")) {
+    const single = tryPass(input, FLAG.QUOTE_SINGLE | FLAG.SQL_ANSI)
+    if (single.sqli) return single.sqli
+    if (readsAsMysql(single.pass)) {
+      const mysql = tryPass(input, FLAG.QUOTE_SINGLE | FLAG.SQL_MYSQL)
+      if (mysql.sqli) return mysql.sqli
+    }
+  }
+  if (input.includes('"')) return tryPass(input, FLAG.QUOTE_DOUBLE | FLAG.SQL_MYSQL).sqli
+  return undefined
+}
