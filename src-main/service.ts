@@ -189,7 +189,6 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   let origin = ''
   const apiBaseUrl = () => `${origin}${API_PREFIX}`
   const bridge = createBridge({
-    zones,
     callApi: async ({ method, path, body }) => {
       // The API's JSON parser bounds depth too, but JSON.stringify, which recurses, runs first.
       if (valueNestsDeeperThan(body, MAX_JSON_DEPTH)) throw nestedTooDeep(MAX_JSON_DEPTH)

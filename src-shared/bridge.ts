@@ -1,14 +1,14 @@
-// The bridge: everything the renderer may ask of the service, declared once. The Electron preload,
-// the main process's IPC handlers and the headless shell's HTTP adapter all implement the one
-// `Bridge` type derived below, and each registers exactly the operations of `BRIDGE_INPUTS`, so
-// they cannot drift. Every operation takes one JSON argument, validated in main against its
-// schema here: the renderer is untrusted.
+// The bridge: what only the shell can do for the renderer, declared once: where the service
+// listens, the object inspector, the files the user picks or saves, and `callApi`, which carries
+// every other request to the API (docs/architecture.md#the-bridge-src-sharedbridgets). The
+// Electron preload, the main process's IPC handlers and the headless shell's HTTP adapter all
+// implement the one `Bridge` type derived below, and each registers exactly the operations of
+// `BRIDGE_INPUTS`, so they cannot drift. Every operation takes one JSON argument, validated in
+// main against its schema here: the renderer is untrusted.
 
 import { Type, type Static, type TSchema } from 'typebox'
 import { CREDENTIAL_KINDS, type CredentialImport } from './api/credentials'
-import type { Envelope } from './api/envelope'
-import { MAX_PAGE } from './api/limits'
-import { ZONE_PLANS, ZoneCreateBody, type Zone } from './api/zones'
+import type { ApiMessage, Envelope } from './api/envelope'
 
 export interface ServiceInfo {
   /** e.g. http://127.0.0.1:8787/client/v4 */
@@ -20,18 +20,6 @@ export interface ServiceInfo {
   dataDir: string
   shell: 'electron' | 'headless'
   version: string
-}
-
-/** A point in a zone's history, as its history names it: 8-8-8-32 lower-case hex digits. */
-export const Bookmark = Type.String({
-  pattern: '^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$',
-})
-
-export interface HistoryEntry {
-  bookmark: string
-  /** ISO 8601 */
-  time: string
-  note: string | null
 }
 
 export const OBJECT_NAMESPACES = ['account', 'zone'] as const
@@ -79,12 +67,6 @@ export interface ApiAnswer {
 
 export const API_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
 
-export interface ZonePage {
-  zones: Zone[]
-  total: number
-}
-
-const ZoneId = Type.String({ pattern: '^[0-9a-f]{32}$' })
 /** Storage keys are at most 2,048 bytes. */
 const KeyText = Type.String({ maxLength: 2048 })
 const ObjectRef = Type.Object({
@@ -94,21 +76,6 @@ const ObjectRef = Type.Object({
 
 export const BRIDGE_INPUTS = {
   serviceInfo: Type.Object({}),
-  listZones: Type.Object({
-    name: Type.Optional(Type.String({ maxLength: 253 })),
-    page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE })),
-    perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-  }),
-  createZone: ZoneCreateBody,
-  renameZone: Type.Object({ zoneId: ZoneId, name: ZoneCreateBody.properties.name }),
-  setZonePlan: Type.Object({ zoneId: ZoneId, plan: Type.Enum(ZONE_PLANS) }),
-  deleteZone: Type.Object({ zoneId: ZoneId }),
-  zoneHistory: Type.Object({
-    zoneId: ZoneId,
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-    before: Type.Optional(Bookmark),
-  }),
-  restoreZone: Type.Object({ zoneId: ZoneId, bookmark: Bookmark }),
   listObjects: Type.Object({}),
   objectDetails: ObjectRef,
   objectKeys: Type.Object({
@@ -153,13 +120,6 @@ export const BRIDGE_INPUTS = {
 
 export interface BridgeOutputs {
   serviceInfo: ServiceInfo
-  listZones: ZonePage
-  createZone: Zone
-  renameZone: Zone
-  setZonePlan: Zone
-  deleteZone: { id: string }
-  zoneHistory: HistoryEntry[]
-  restoreZone: { restored: string; undoBookmark: string }
   listObjects: ObjectSummary[]
   objectDetails: ObjectDetails
   objectKeys: ObjectKeyEntry[]
@@ -175,6 +135,19 @@ export type BridgeOperation = keyof typeof BRIDGE_INPUTS & keyof BridgeOutputs
 export type BridgeInput<K extends BridgeOperation> = Static<(typeof BRIDGE_INPUTS)[K]>
 export type Bridge = {
   [K in BridgeOperation]: (input: BridgeInput<K>) => Promise<BridgeOutputs[K]>
+}
+
+/**
+ * A bridge call's answer where it crosses a process (Electron's IPC, the headless shell's HTTP):
+ * errors travel as data, with the API's codes and `source.pointer`s, since Electron forwards only
+ * an error's message (https://www.electronjs.org/docs/latest/api/context-bridge#parameter--error--return-type-support).
+ */
+export type BridgeOutcome<T> =
+  { ok: true; result: T } | { ok: false; status: number; errors: ApiMessage[] }
+
+/** The bridge as the Electron preload exposes it to the renderer: each call answers its outcome. */
+export type BridgeTransport = {
+  [K in BridgeOperation]: (input: BridgeInput<K>) => Promise<BridgeOutcome<BridgeOutputs[K]>>
 }
 
 export const BRIDGE_OPERATIONS = Object.keys(BRIDGE_INPUTS) as BridgeOperation[]

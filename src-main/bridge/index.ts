@@ -1,6 +1,7 @@
-// The handlers behind the bridge: the same operations the API offers, for the renderer. Whichever
-// shell carries a call (Electron IPC or the headless shell's HTTP), it ends in `invokeBridge`,
-// which validates the untrusted input against the operation's schema before anything runs.
+// The handlers behind the bridge: what only the shell can do for the renderer, and `callApi` for
+// everything else. Whichever shell carries a call (Electron IPC or the headless shell's HTTP), it
+// ends in `invokeBridge`, which validates the untrusted input against the operation's schema
+// before anything runs.
 
 import { Value } from 'typebox/value'
 import { ApiError, badRequest } from '@shared/api/errors'
@@ -10,43 +11,27 @@ import {
   type ApiAnswer,
   type Bridge,
   type BridgeInput,
+  type BridgeOutcome,
   type ServiceInfo,
 } from '@shared/bridge'
 import type { ObjectInspector } from '../zones/inspector'
-import type { ZoneRegistry } from '../zones/registry'
 
 export interface BridgeDependencies {
-  zones: ZoneRegistry
   inspector: ObjectInspector
   serviceInfo: () => ServiceInfo
   /** Runs one request through the loopback API's own handlers, with the service's credentials. */
   callApi: (request: BridgeInput<'callApi'>) => Promise<ApiAnswer>
 }
 
-export function createBridge({
-  zones,
-  inspector,
-  serviceInfo,
-  callApi,
-}: BridgeDependencies): Bridge {
+export function createBridge({ inspector, serviceInfo, callApi }: BridgeDependencies): Bridge {
   return {
     serviceInfo: async () => serviceInfo(),
-    listZones: async ({ name, page = 1, perPage = 50 }) => zones.list({ name, page, perPage }),
-    createZone: async (input) => zones.create(input),
-    renameZone: async ({ zoneId, name }) => zones.rename(zoneId, name),
-    setZonePlan: async ({ zoneId, plan }) => zones.edit(zoneId, { plan }),
-    deleteZone: async ({ zoneId }) => zones.delete(zoneId),
-    zoneHistory: async ({ zoneId, limit, before }) => zones.history(zoneId, { limit, before }),
     listObjects: async () => inspector.list(),
     objectDetails: async ({ namespace, objectId }) => inspector.details(namespace, objectId),
     objectKeys: async ({ namespace, objectId, prefix, startAfter, limit = 100 }) =>
       inspector.keys(namespace, objectId, { prefix, startAfter, limit }),
     queryObject: async ({ namespace, objectId, query }) =>
       inspector.query(namespace, objectId, query),
-    restoreZone: async ({ zoneId, bookmark }) => {
-      const { restored, undo } = await zones.restore(zoneId, bookmark)
-      return { restored, undoBookmark: undo }
-    },
     callApi,
     importCredentialList: async () => {
       throw badRequest(
@@ -81,4 +66,28 @@ export async function invokeBridge(
   }
   const handler = bridge[operation] as (input: unknown) => Promise<unknown>
   return handler(argument)
+}
+
+/**
+ * Runs one bridge call for a caller in another process (the Electron renderer): a refusal
+ * answers as data with the API's messages, any other failure as the API's 500, logged here.
+ */
+export async function answerBridgeCall(
+  bridge: Bridge,
+  operation: string,
+  input: unknown,
+): Promise<BridgeOutcome<unknown>> {
+  try {
+    return { ok: true, result: await invokeBridge(bridge, operation, input) }
+  } catch (error) {
+    if (error instanceof ApiError) {
+      return { ok: false, status: error.status, errors: error.toMessages() }
+    }
+    console.error(`bridge ${operation}:`, error)
+    return {
+      ok: false,
+      status: 500,
+      errors: [{ code: 10001, message: 'Internal error; see the log' }],
+    }
+  }
 }

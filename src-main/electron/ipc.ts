@@ -4,13 +4,8 @@
 // only the message of an error thrown from a handler.
 
 import { ipcMain, type IpcMainInvokeEvent } from 'electron'
-import { ApiError } from '@shared/api/errors'
-import { BRIDGE_OPERATIONS, type Bridge } from '@shared/bridge'
-import { invokeBridge } from '../bridge'
-
-export type IpcOutcome =
-  | { ok: true; result: unknown }
-  | { ok: false; error: { status: number; code: number; message: string } }
+import { BRIDGE_OPERATIONS, type Bridge, type BridgeOutcome } from '@shared/bridge'
+import { answerBridgeCall } from '../bridge'
 
 export const ipcChannel = (operation: string) => `bridge:${operation}`
 
@@ -19,25 +14,14 @@ export function registerBridgeIpc(
   isOwnFrame: (event: IpcMainInvokeEvent) => boolean,
 ) {
   for (const operation of BRIDGE_OPERATIONS) {
-    ipcMain.handle(ipcChannel(operation), async (event, input: unknown): Promise<IpcOutcome> => {
-      if (!isOwnFrame(event)) {
-        return { ok: false, error: { status: 403, code: 10000, message: 'Unknown sender' } }
-      }
-      try {
-        return { ok: true, result: await invokeBridge(bridge, operation, input) }
-      } catch (error) {
-        if (error instanceof ApiError) {
-          return {
-            ok: false,
-            error: { status: error.status, code: error.code, message: error.message },
-          }
+    ipcMain.handle(
+      ipcChannel(operation),
+      async (event, input: unknown): Promise<BridgeOutcome<unknown>> => {
+        if (!isOwnFrame(event)) {
+          return { ok: false, status: 403, errors: [{ code: 10000, message: 'Unknown sender' }] }
         }
-        console.error(`bridge ${operation}:`, error)
-        return {
-          ok: false,
-          error: { status: 500, code: 10001, message: 'Internal error; see the log' },
-        }
-      }
-    })
+        return answerBridgeCall(bridge, operation, input)
+      },
+    )
   }
 }

@@ -1,23 +1,18 @@
 // The preload (sandboxed, bundled to one CommonJS file): exposes the bridge to the renderer as
 // `window.workbench`, and the File menu's events as `window.workbenchMenu`, and nothing else.
-// Each bridge method is one IPC call; no Electron object, IPC event or `ipcRenderer` reaches the
-// page.
+// Each bridge method is one IPC call answering its outcome as data (the renderer turns a refusal
+// into its error); no Electron object, IPC event or `ipcRenderer` reaches the page.
 
 import { contextBridge, ipcRenderer } from 'electron'
-import { BRIDGE_OPERATIONS, type Bridge } from '@shared/bridge'
+import { BRIDGE_OPERATIONS, type BridgeTransport } from '@shared/bridge'
 import { MENU_CHANNELS, type MenuImportFile, type ShellMenu } from '@shared/shell-menu'
-import type { IpcOutcome } from './ipc'
 
 const bridge = Object.fromEntries(
   BRIDGE_OPERATIONS.map((operation) => [
     operation,
-    async (input: unknown) => {
-      const outcome = (await ipcRenderer.invoke(`bridge:${operation}`, input)) as IpcOutcome
-      if (!outcome.ok) throw new Error(outcome.error.message)
-      return outcome.result
-    },
+    (input: unknown) => ipcRenderer.invoke(`bridge:${operation}`, input),
   ]),
-) as unknown as Bridge
+) as unknown as BridgeTransport
 
 contextBridge.exposeInMainWorld('workbench', bridge)
 

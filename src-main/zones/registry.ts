@@ -16,7 +16,7 @@ import {
   type ZonePlan,
 } from '@shared/api/zones'
 import { ObjectNamespace, systemClock, type Clock } from '../objects'
-import type { HistoryEntry } from '@shared/bridge'
+import type { HistoryEntry } from '@shared/api/history'
 import { AccountObject, type PendingChange } from './account-object'
 import type { ManagedRuleset } from './catalog'
 import { CredentialsObject } from './credentials'

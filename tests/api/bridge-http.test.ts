@@ -28,19 +28,43 @@ async function invoke(operation: string, input: unknown, token = TOKEN) {
 }
 
 describe('bridge over HTTP', () => {
-  it('runs an operation and answers in the envelope', async () => {
-    const created = await invoke('createZone', { name: 'bridge.example', plan: 'enterprise' })
-    expect(created.status).toBe(200)
-    expect(created.body.result.plan.legacy_id).toBe('enterprise')
-    const renamed = await invoke('renameZone', {
-      zoneId: created.body.result.id,
-      name: 'renamed.example',
+  it('carries API requests through callApi, answering their status and envelope', async () => {
+    const created = await invoke('callApi', {
+      method: 'POST',
+      path: '/client/v4/zones',
+      body: { name: 'bridge.example', plan: 'enterprise' },
     })
-    expect(renamed.body.result.name).toBe('renamed.example')
-    const listed = await invoke('listZones', {})
-    expect(listed.body.result.zones.map((z: { name: string }) => z.name)).toContain(
+    expect(created.status).toBe(200)
+    expect(created.body.result.status).toBe(200)
+    const zone = created.body.result.body.result
+    expect(zone.plan.legacy_id).toBe('enterprise')
+    const renamed = await invoke('callApi', {
+      method: 'POST',
+      path: `/workbench/v1/zones/${zone.id}/rename`,
+      body: { name: 'renamed.example' },
+    })
+    expect(renamed.body.result.body.result.name).toBe('renamed.example')
+    const listed = await invoke('callApi', { method: 'GET', path: '/client/v4/zones' })
+    expect(listed.body.result.body.result.map((z: { name: string }) => z.name)).toContain(
       'renamed.example',
     )
+  })
+
+  it("answers the API's refusal with its code and the pointer into the body", async () => {
+    const { body } = await invoke('callApi', {
+      method: 'POST',
+      path: '/client/v4/zones',
+      body: { name: 'pointer.example', plan: 'platinum' },
+    })
+    expect(body.result.status).toBe(400)
+    expect(body.result.body.errors[0]).toMatchObject({ code: 1001 })
+    expect(body.result.body.errors[0].source.pointer).toMatch(/^\/plan/)
+  })
+
+  it('keeps no operation of its own for what the API does', async () => {
+    for (const operation of ['listZones', 'createZone', 'zoneHistory', 'restoreZone']) {
+      expect((await invoke(operation, {})).status).toBe(404)
+    }
   })
 
   it('reports where the service listens and the token scripts should use', async () => {
@@ -61,13 +85,16 @@ describe('bridge over HTTP', () => {
   })
 
   it('refuses input that breaks the operation schema, changing nothing', async () => {
-    const before = (await invoke('listZones', {})).body.result.total
-    const bad = await invoke('createZone', { name: 7 })
+    const zoneCount = async () =>
+      (await invoke('callApi', { method: 'GET', path: '/client/v4/zones' })).body.result.body
+        .result_info.total_count
+    const before = await zoneCount()
+    const bad = await invoke('callApi', { method: 'POST', path: '/etc/zones', body: {} })
     expect(bad.status).toBe(400)
-    expect(bad.body.errors[0].message).toMatch(/^Invalid input for createZone at \/name/)
-    const badId = await invoke('deleteZone', { zoneId: '../../etc' })
+    expect(bad.body.errors[0].message).toMatch(/^Invalid input for callApi at \/path/)
+    const badId = await invoke('objectDetails', { namespace: 'zone', objectId: '../../etc' })
     expect(badId.status).toBe(400)
-    expect((await invoke('listZones', {})).body.result.total).toBe(before)
+    expect(await zoneCount()).toBe(before)
   })
 
   it('answers an unknown operation with 404', async () => {
@@ -77,7 +104,7 @@ describe('bridge over HTTP', () => {
   })
 
   it('requires the token like every API route', async () => {
-    const { status } = await invoke('listZones', {}, 'WrongToken0123456789abcdefghijklmnopqrstu')
+    const { status } = await invoke('serviceInfo', {}, 'WrongToken0123456789abcdefghijklmnopqrstu')
     expect(status).toBe(403)
   })
 })

@@ -56,7 +56,10 @@ describe('zone history', () => {
     const id = body.result.id
     const first = (await running.call(`${running.origin}/workbench/v1/zones/${id}/history`)).body
       .result[0]
-    await running.service.bridge.renameZone({ zoneId: id, name: 'after.example' })
+    await running.call(`${running.origin}/workbench/v1/zones/${id}/rename`, {
+      method: 'POST',
+      json: { name: 'after.example' },
+    })
     await restore(id, first.bookmark)
     expect((await zone(id)).name).toBe('before.example')
     const listed = await running.call('/zones?name=before.example')

@@ -3,7 +3,7 @@
 
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { Bookmark } from '@shared/bridge'
+import { Bookmark } from '@shared/api/history'
 import type { ZoneRegistry } from '../../zones/registry'
 import { ok } from '../envelope'
 

@@ -2,18 +2,9 @@
 // the API's own handlers, so a screen's change is validated, stored and refused exactly as a
 // script's would be. A refusal throws ApiCallError with the API's messages (and their pointers).
 
-import type { ApiMessage, ResultInfo } from '@shared/api/envelope'
+import type { ResultInfo } from '@shared/api/envelope'
+import { ApiCallError } from './api-error'
 import { bridge } from './bridge'
-
-export class ApiCallError extends Error {
-  constructor(
-    readonly status: number,
-    readonly errors: ApiMessage[],
-  ) {
-    super(errors.map((e) => e.message).join('\n') || `The API answered ${status}`)
-    this.name = 'ApiCallError'
-  }
-}
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 
@@ -104,10 +95,4 @@ export async function allCursorPages<T>(path: string, perPage = 50): Promise<T[]
     cursor = resultInfo?.cursor ?? resultInfo?.cursors?.after
   } while (cursor)
   return items
-}
-
-/** The API's messages for a refusal, or one message for any other failure. */
-export function errorMessages(error: unknown): ApiMessage[] {
-  if (error instanceof ApiCallError && error.errors.length > 0) return error.errors
-  return [{ code: 0, message: error instanceof Error ? error.message : String(error) }]
 }

@@ -6,6 +6,7 @@
 import type { CredentialImport } from '@shared/api/credentials'
 import type { Envelope } from '@shared/api/envelope'
 import type { Bridge } from '@shared/bridge'
+import { ApiCallError } from './api-error'
 
 /** Opens the browser's file picker; resolves to the file chosen, or null when it was closed. */
 function pickFile(): Promise<File | null> {
@@ -41,7 +42,7 @@ export const uploadPickedCredentialList: Bridge['importCredentialList'] = async 
   })
   const envelope = (await response.json()) as Envelope<CredentialImport>
   if (!envelope.success || envelope.result === null) {
-    throw new Error(envelope.errors.map((e) => e.message).join('; ') || `HTTP ${response.status}`)
+    throw new ApiCallError(response.status, envelope.errors)
   }
   return envelope.result
 }

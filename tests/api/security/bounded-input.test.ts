@@ -116,8 +116,9 @@ describe('history', () => {
   it('refuses a malformed bookmark in `before` with 400, over HTTP and in process', async () => {
     const answer = await call('GET', `/workbench/v1/zones/${zoneId}/history?before=abc`)
     expectRefusal(answer, 400, 1001, /before/)
-    const inProcess = invokeBridge(service.bridge, 'zoneHistory', { zoneId, before: 'abc' })
-    await expect(inProcess).rejects.toMatchObject({ status: 400, code: 1001 })
+    const path = `/workbench/v1/zones/${zoneId}/history?before=abc`
+    const inProcess = await invokeBridge(service.bridge, 'callApi', { method: 'GET', path })
+    expectRefusal(inProcess as { status: number; body: any }, 400, 1001, /before/)
   })
 })
 
@@ -187,13 +188,12 @@ describe('page numbers', () => {
     expect(highest.body.result).toEqual([])
   })
 
-  it("refuses the bridge's listZones page 1e300 with 400, over HTTP and in process", async () => {
-    const overHttp = await call('POST', '/workbench/v1/bridge/listZones', '{"page": 1e300}')
-    expectRefusal(overHttp, 400, 1001, /page/)
-    await expect(invokeBridge(service.bridge, 'listZones', { page: 1e300 })).rejects.toMatchObject({
-      status: 400,
-      code: 1001,
-    })
+  it("refuses page 1e300 through the bridge's callApi with 400, over HTTP and in process", async () => {
+    const request = { method: 'GET', path: '/client/v4/zones?page=1e300' } as const
+    const overHttp = await call('POST', '/workbench/v1/bridge/callApi', JSON.stringify(request))
+    expectRefusal(overHttp.body.result, 400, 1001, /page/)
+    const inProcess = await invokeBridge(service.bridge, 'callApi', request)
+    expectRefusal(inProcess as { status: number; body: any }, 400, 1001, /page/)
   })
 })
 

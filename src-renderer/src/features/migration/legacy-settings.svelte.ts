@@ -19,7 +19,8 @@ import type {
   WafRuleMode,
   WafSetting,
 } from '@shared/api/waf'
-import { allPages, api, errorMessages } from '../../lib/api'
+import { allPages, api } from '../../lib/api'
+import { errorMessages } from '../../lib/api-error'
 import { changeZone, loadZone } from '../../lib/state/zone-editing'
 
 /** The group whose rules are shown, with them. */

@@ -11,8 +11,9 @@ import type {
   MigrationPreview,
   MigrationStatus,
 } from '@shared/api/waf'
-import { api, errorMessages, workbenchApi } from '../../lib/api'
-import { ZoneChoice } from '../../lib/state/zone-choice.svelte'
+import { api, workbenchApi } from '../../lib/api'
+import { errorMessages } from '../../lib/api-error'
+import { openZoneScreen, ZoneChoice } from '../../lib/state/zone-choice.svelte'
 import { ComparisonState } from './comparison.svelte'
 import { LegacySettingsState } from './legacy-settings.svelte'
 import { deployPath, type DeployMode, type WizardStep } from './migration-view'
@@ -62,13 +63,8 @@ export class MigrationWizard {
     return this.preview?.config ?? null
   })
 
-  async load(): Promise<void> {
-    try {
-      const zoneId = await this.choice.load()
-      if (zoneId !== null) await this.select(zoneId)
-    } catch (error) {
-      this.errors = errorMessages(error)
-    }
+  load(): Promise<void> {
+    return openZoneScreen(this)
   }
 
   async select(zoneId: string): Promise<void> {

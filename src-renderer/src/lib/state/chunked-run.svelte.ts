@@ -5,7 +5,7 @@
 // and the Migration screen's side-by-side compare are such runs.
 
 import type { ApiMessage } from '@shared/api/envelope'
-import { errorMessages } from '../api'
+import { errorMessages } from '../api-error'
 import { splitTraffic, type ReplayChunk } from '../replay-chunks'
 
 /** What one run takes: the traffic, the route call for a chunk, and how the answers add up. */

@@ -10,11 +10,9 @@ import type {
   FirewallRuleCreate,
   FirewallRuleUpdate,
 } from '@shared/api/firewall'
-import type { Zone } from '@shared/api/zones'
-import { allPages, api, errorMessages, workbenchApi } from '../api'
-import { bridge } from '../bridge'
+import { allPages, api, workbenchApi } from '../api'
 import { changeZone, loadZone } from './zone-editing'
-import { rememberZone, zoneToOpen } from './zone-choice.svelte'
+import { openZoneScreen, ZoneChoice } from './zone-choice.svelte'
 
 /** The workbench's quota setting for a zone's firewall rules. */
 export interface FirewallSettings {
@@ -49,8 +47,7 @@ function wholeRule(rule: FirewallRule): FirewallRuleUpdate {
 }
 
 export class FirewallRulesState {
-  zones = $state.raw<Zone[]>([])
-  zoneId = $state<string | null>(null)
+  readonly choice = new ZoneChoice()
   filters = $state.raw<Filter[]>([])
   /** In the order they run. */
   rules = $state.raw<FirewallRule[]>([])
@@ -59,19 +56,12 @@ export class FirewallRulesState {
   loading = $state(false)
   busy = $state(false)
 
-  async loadZones(): Promise<void> {
-    try {
-      this.zones = (await bridge.listZones({ perPage: 1000 })).zones
-      const first = zoneToOpen(this.zones)
-      if (this.zoneId === null && first) await this.select(first.id)
-    } catch (error) {
-      this.errors = errorMessages(error)
-    }
+  load(): Promise<void> {
+    return openZoneScreen(this)
   }
 
   async select(zoneId: string): Promise<void> {
-    this.zoneId = zoneId
-    rememberZone(zoneId)
+    this.choice.choose(zoneId)
     await loadZone(this, zoneId, (id) => this.fetch(id))
   }
 
@@ -81,7 +71,7 @@ export class FirewallRulesState {
       allPages<FirewallRule>(`/zones/${zoneId}/firewall/rules`),
       workbenchApi.get<FirewallSettings>(`/zones/${zoneId}/firewall/settings`),
     ])
-    if (this.zoneId !== zoneId) return
+    if (this.choice.zoneId !== zoneId) return
     this.filters = filters
     this.rules = byPriority(rules)
     this.settings = settings
@@ -89,7 +79,7 @@ export class FirewallRulesState {
 
   /** Runs a change and reloads; on a refusal keeps the API's messages and reports false. */
   private change(work: (zoneId: string) => Promise<unknown>): Promise<boolean> {
-    return changeZone(this, this.zoneId, work, (id) => this.fetch(id))
+    return changeZone(this, this.choice.zoneId, work, (id) => this.fetch(id))
   }
 
   createRule(rule: FirewallRuleCreate): Promise<boolean> {

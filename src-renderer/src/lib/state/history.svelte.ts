@@ -1,71 +1,77 @@
-// The History screen's state: which zone, its points, and restoring one (with undo).
+// The History screen's state: which zone, its points, and restoring one (with undo), through the
+// workbench's history routes.
 
-import type { Zone } from '@shared/api/zones'
-import type { HistoryEntry } from '@shared/bridge'
-import { bridge, describeError } from '../bridge'
+import type { ApiMessage } from '@shared/api/envelope'
+import type { HistoryEntry, HistoryRestore } from '@shared/api/history'
+import { workbenchApi } from '../api'
+import { errorMessages } from '../api-error'
+import { openZoneScreen, ZoneChoice } from './zone-choice.svelte'
+
+/** How many of a zone's latest points the screen lists. */
+const POINTS_SHOWN = 200
 
 export class HistoryState {
-  zones = $state.raw<Zone[]>([])
-  zoneId = $state<string | null>(null)
+  readonly choice = new ZoneChoice()
   points = $state.raw<HistoryEntry[]>([])
   loading = $state(false)
-  error = $state<string | null>(null)
+  errors = $state.raw<ApiMessage[]>([])
   /** The last restore, so the screen can offer to undo it. */
   lastRestore = $state<{ time: string; undoBookmark: string } | null>(null)
 
-  async loadZones(): Promise<void> {
-    try {
-      this.zones = (await bridge.listZones({ perPage: 1000 })).zones
-      if (this.zoneId === null && this.zones[0]) await this.select(this.zones[0].id)
-    } catch (error) {
-      this.error = describeError(error)
-    }
+  load(): Promise<void> {
+    return openZoneScreen(this)
   }
 
   async select(zoneId: string): Promise<void> {
-    this.zoneId = zoneId
+    this.choice.choose(zoneId)
     this.lastRestore = null
     await this.loadPoints()
   }
 
   async loadPoints(): Promise<void> {
-    if (this.zoneId === null) return
+    const zoneId = this.choice.zoneId
+    if (zoneId === null) return
     this.loading = true
     try {
-      this.points = await bridge.zoneHistory({ zoneId: this.zoneId, limit: 200 })
-      this.error = null
+      const points = await workbenchApi.get<HistoryEntry[]>(
+        `/zones/${zoneId}/history?limit=${POINTS_SHOWN}`,
+      )
+      if (this.choice.zoneId !== zoneId) return
+      this.points = points
+      this.errors = []
     } catch (error) {
-      this.error = describeError(error)
+      this.errors = errorMessages(error)
     } finally {
       this.loading = false
     }
   }
 
-  async restore(point: HistoryEntry): Promise<void> {
-    if (this.zoneId === null) return
+  /** Restores the zone to `bookmark`; answers the bookmark that undoes it, or null if refused. */
+  private async restoreTo(bookmark: string): Promise<string | null> {
+    const zoneId = this.choice.zoneId
+    if (zoneId === null) return null
     try {
-      const { undoBookmark } = await bridge.restoreZone({
-        zoneId: this.zoneId,
-        bookmark: point.bookmark,
+      const restored = await workbenchApi.post<HistoryRestore>(`/zones/${zoneId}/history/restore`, {
+        bookmark,
       })
-      await this.loadZones()
+      // A restore may bring back an earlier name: the picker reads the zones again.
+      await this.choice.load()
       await this.loadPoints()
-      this.lastRestore = { time: point.time, undoBookmark }
+      return restored.undo_bookmark
     } catch (error) {
-      this.error = describeError(error)
+      this.errors = errorMessages(error)
+      return null
     }
+  }
+
+  async restore(point: HistoryEntry): Promise<void> {
+    const undoBookmark = await this.restoreTo(point.bookmark)
+    if (undoBookmark !== null) this.lastRestore = { time: point.time, undoBookmark }
   }
 
   async undo(): Promise<void> {
     const last = this.lastRestore
-    if (this.zoneId === null || last === null) return
-    try {
-      await bridge.restoreZone({ zoneId: this.zoneId, bookmark: last.undoBookmark })
-      this.lastRestore = null
-      await this.loadZones()
-      await this.loadPoints()
-    } catch (error) {
-      this.error = describeError(error)
-    }
+    if (last === null) return
+    if ((await this.restoreTo(last.undoBookmark)) !== null) this.lastRestore = null
   }
 }

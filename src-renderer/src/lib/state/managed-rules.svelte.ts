@@ -15,11 +15,10 @@ import {
   type Ruleset,
   type RulesetSummary,
 } from '@shared/api/rulesets'
-import type { Zone } from '@shared/api/zones'
 import type { EffectiveRule } from '@shared/rulesets/overrides'
-import { allCursorPages, api, ApiCallError, errorMessages } from '../api'
-import { bridge } from '../bridge'
-import { rememberZone, zoneToOpen } from './zone-choice.svelte'
+import { allCursorPages, api } from '../api'
+import { ApiCallError, errorMessages } from '../api-error'
+import { openZoneScreen, ZoneChoice } from './zone-choice.svelte'
 import {
   addCategoryOverride,
   moveCategoryOverrideUp,
@@ -91,8 +90,7 @@ function canonical(value: unknown): string {
 }
 
 export class ManagedRulesState {
-  zones = $state.raw<Zone[]>([])
-  zoneId = $state<string | null>(null)
+  readonly choice = new ZoneChoice()
   /** The managed rulesets a zone may deploy. */
   catalog = $state.raw<RulesetSummary[]>([])
   /** The entry point as the API last answered it; null while nothing is deployed. */
@@ -140,19 +138,12 @@ export class ManagedRulesState {
     return `/zones/${zoneId}/rulesets/phases/${MANAGED_PHASE}/entrypoint`
   }
 
-  async loadZones(): Promise<void> {
-    try {
-      this.zones = (await bridge.listZones({ perPage: 1000 })).zones
-      const first = zoneToOpen(this.zones)
-      if (this.zoneId === null && first) await this.select(first.id)
-    } catch (error) {
-      this.errors = errorMessages(error)
-    }
+  load(): Promise<void> {
+    return openZoneScreen(this)
   }
 
   async select(zoneId: string): Promise<void> {
-    this.zoneId = zoneId
-    rememberZone(zoneId)
+    this.choice.choose(zoneId)
     this.openRuleId = null
     this.rulesets = {}
     this.savedVersion = null
@@ -162,7 +153,7 @@ export class ManagedRulesState {
         allCursorPages<RulesetSummary>(`/zones/${zoneId}/rulesets`),
         this.fetchEntrypoint(zoneId),
       ])
-      if (this.zoneId !== zoneId) return
+      if (this.choice.zoneId !== zoneId) return
       this.catalog = catalog.filter((ruleset) => ruleset.kind === 'managed')
       this.setEntrypoint(entrypoint)
       this.errors = []
@@ -190,7 +181,7 @@ export class ManagedRulesState {
   async open(ruleId: string): Promise<void> {
     this.openRuleId = ruleId
     const rulesetId = this.openDeployment?.parameters.id
-    const zoneId = this.zoneId
+    const zoneId = this.choice.zoneId
     if (rulesetId === undefined || zoneId === null || this.rulesets[rulesetId]) return
     try {
       const ruleset = await api.get<Ruleset>(`/zones/${zoneId}/rulesets/${rulesetId}`)
@@ -201,7 +192,7 @@ export class ManagedRulesState {
   }
 
   private async put(rules: RuleBody[]): Promise<Ruleset | null> {
-    const zoneId = this.zoneId
+    const zoneId = this.choice.zoneId
     if (zoneId === null) return null
     this.busy = true
     try {

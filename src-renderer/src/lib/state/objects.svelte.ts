@@ -1,13 +1,15 @@
 // The Objects screen's state: the objects, the selected one's tables, keys and alarm, and the
 // result of the last read-only query.
 
+import type { ApiMessage } from '@shared/api/envelope'
 import type {
   ObjectDetails,
   ObjectKeyEntry,
   ObjectQueryResult,
   ObjectSummary,
 } from '@shared/bridge'
-import { bridge, describeError } from '../bridge'
+import { errorMessages } from '../api-error'
+import { bridge } from '../bridge'
 
 export class ObjectsState {
   objects = $state.raw<ObjectSummary[]>([])
@@ -17,7 +19,7 @@ export class ObjectsState {
   prefix = $state('')
   query = $state('SELECT * FROM sqlite_master')
   result = $state.raw<ObjectQueryResult | null>(null)
-  error = $state<string | null>(null)
+  errors = $state.raw<ApiMessage[]>([])
 
   private ref() {
     const selected = this.selected
@@ -28,9 +30,9 @@ export class ObjectsState {
   private async attempt(work: () => Promise<void>): Promise<void> {
     try {
       await work()
-      this.error = null
+      this.errors = []
     } catch (error) {
-      this.error = describeError(error)
+      this.errors = errorMessages(error)
     }
   }
 

@@ -3,10 +3,10 @@
 // before it have run (and, when recording, left their events).
 
 import type { ReplaySummary } from '@shared/api/simulate'
-import { errorMessages, workbenchApi } from '../api'
+import { workbenchApi } from '../api'
 import { ReplayTally } from '@shared/replay/replay-tally'
 import { ChunkedRun } from './chunked-run.svelte'
-import { ZoneChoice } from './zone-choice.svelte'
+import { openZoneScreen, ZoneChoice } from './zone-choice.svelte'
 
 export class ReplayState extends ChunkedRun<ReplaySummary> {
   readonly choice = new ZoneChoice()
@@ -14,13 +14,8 @@ export class ReplayState extends ChunkedRun<ReplaySummary> {
   /** Off by default: bulk traffic would crowd the zone's capped event log. */
   record = $state(false)
 
-  async load(): Promise<void> {
-    try {
-      const zoneId = await this.choice.load()
-      if (zoneId !== null) this.select(zoneId)
-    } catch (error) {
-      this.errors = errorMessages(error)
-    }
+  load(): Promise<void> {
+    return openZoneScreen(this)
   }
 
   select(zoneId: string): void {

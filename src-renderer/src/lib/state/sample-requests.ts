@@ -5,7 +5,8 @@
 import type { ApiMessage } from '@shared/api/envelope'
 import type { Sample } from '@shared/api/samples'
 import { OUTCOMES, type Outcome } from '@shared/api/simulate'
-import { errorMessages, workbenchApi } from '../api'
+import { workbenchApi } from '../api'
+import { errorMessages } from '../api-error'
 import { BODY_MODES, buildRequest, type DraftFields, type FieldRow } from '../request-fields'
 
 /** A sample as an earlier version stored it: the composer's fields. */

@@ -3,10 +3,11 @@
 // caps, what it holds and how many events the caps dropped.
 
 import type { ApiMessage } from '@shared/api/envelope'
-import { errorMessages, workbenchApi } from '../api'
+import { workbenchApi } from '../api'
+import { errorMessages } from '../api-error'
 import { eventQuery } from '../event-query'
 import type { EventLogSettings, EventLogStatus, SecurityEvent } from '@shared/api/simulate'
-import { ZoneChoice } from './zone-choice.svelte'
+import { openZoneScreen, ZoneChoice } from './zone-choice.svelte'
 
 const HOUR = 3600 * 1000
 
@@ -40,13 +41,8 @@ export class SecurityEventsState {
   loading = $state(false)
   errors = $state.raw<ApiMessage[]>([])
 
-  async load(): Promise<void> {
-    try {
-      const zoneId = await this.choice.load()
-      if (zoneId !== null) await this.select(zoneId)
-    } catch (error) {
-      this.errors = errorMessages(error)
-    }
+  load(): Promise<void> {
+    return openZoneScreen(this)
   }
 
   async select(zoneId: string): Promise<void> {

@@ -4,13 +4,14 @@
 
 import type { ApiMessage } from '@shared/api/envelope'
 import type { RulesetSummary } from '@shared/api/rulesets'
-import { allCursorPages, errorMessages, workbenchApi } from '../api'
+import { allCursorPages, workbenchApi } from '../api'
+import { errorMessages } from '../api-error'
 import type { Sample } from '@shared/api/samples'
 import type { Outcome, Simulation, SimulatedRequest } from '@shared/api/simulate'
 import { buildRequest, requestFields } from '../request-fields'
 import { RequestDraft } from './request-draft.svelte'
 import { moveStoredSamples } from './sample-requests'
-import { ZoneChoice } from './zone-choice.svelte'
+import { openZoneScreen, ZoneChoice } from './zone-choice.svelte'
 
 export interface SuiteRow {
   sample: Sample
@@ -36,13 +37,8 @@ export class SimulatorState {
   suite = $state.raw<SuiteRow[]>([])
   suiteRunning = $state(false)
 
-  async load(): Promise<void> {
-    try {
-      const zoneId = await this.choice.load()
-      if (zoneId !== null) await this.select(zoneId)
-    } catch (error) {
-      this.errors = errorMessages(error)
-    }
+  load(): Promise<void> {
+    return openZoneScreen(this)
   }
 
   async select(zoneId: string): Promise<void> {

@@ -1,19 +1,21 @@
 // The zone a screen works on. The last zone chosen on any zone screen (Managed rules, Firewall
-// rules, Simulator, Replay, Security events) is the one the next opens with, so following a
-// trace's edit link or moving from a simulation to its events keeps the zone.
+// rules, Simulator, Replay, Security events, Migration, History, Export, Production) is the one
+// the next opens with, so following a trace's edit link or moving from a simulation to its events
+// keeps the zone.
 
+import type { ApiMessage } from '@shared/api/envelope'
 import type { Zone } from '@shared/api/zones'
-import { bridge } from '../bridge'
+import { allPages } from '../api'
+import { errorMessages } from '../api-error'
+
+/** The largest page of zones the Zones API serves. */
+const ZONES_PER_PAGE = 50
 
 let lastZoneId: string | null = null
 
-/** The zone of `zones` to open with: the last one chosen on any screen, else the first. */
-export function zoneToOpen(zones: readonly Zone[]): Zone | undefined {
-  return zones.find((zone) => zone.id === lastZoneId) ?? zones[0]
-}
-
-export function rememberZone(zoneId: string): void {
-  lastZoneId = zoneId
+/** Every zone the workbench holds, by name, through the Zones API. */
+export function listZones(): Promise<Zone[]> {
+  return allPages<Zone>('/zones', ZONES_PER_PAGE)
 }
 
 export class ZoneChoice {
@@ -23,17 +25,45 @@ export class ZoneChoice {
 
   readonly zone = $derived(this.zones.find((zone) => zone.id === this.zoneId) ?? null)
 
-  /** Loads the zones and answers the one to open: the last chosen if it exists, else the first. */
+  /**
+   * Loads the zones and answers the one to open: the one chosen if it still exists, else the
+   * last chosen on any screen, else the first.
+   */
   async load(): Promise<string | null> {
-    this.zones = (await bridge.listZones({ perPage: 1000 })).zones
+    this.zones = await listZones()
     this.loaded = true
     const known = (id: string | null) => id !== null && this.zones.some((zone) => zone.id === id)
     if (known(this.zoneId)) return this.zoneId
-    return zoneToOpen(this.zones)?.id ?? null
+    if (known(lastZoneId)) return lastZoneId
+    return this.zones[0]?.id ?? null
   }
 
   choose(zoneId: string): void {
     this.zoneId = zoneId
-    rememberZone(zoneId)
+    lastZoneId = zoneId
+  }
+
+  /** Loads the zones and chooses the one to open, for a screen that loads nothing of it itself. */
+  async open(): Promise<void> {
+    const zoneId = await this.load()
+    if (zoneId !== null) this.choose(zoneId)
+  }
+}
+
+/** A screen's state that works on one zone at a time. */
+export interface ZoneScreenState {
+  readonly choice: ZoneChoice
+  errors: ApiMessage[]
+  /** Chooses the zone and loads what the screen shows of it. */
+  select(zoneId: string): unknown
+}
+
+/** Opens a zone screen: loads the zones and selects the one to open; a refusal is kept on it. */
+export async function openZoneScreen(screen: ZoneScreenState): Promise<void> {
+  try {
+    const zoneId = await screen.choice.load()
+    if (zoneId !== null) await screen.select(zoneId)
+  } catch (error) {
+    screen.errors = errorMessages(error)
   }
 }

@@ -4,7 +4,7 @@
 // screen is busy meanwhile and shows the messages of both calls.
 
 import type { ApiMessage } from '@shared/api/envelope'
-import { errorMessages } from '../api'
+import { errorMessages } from '../api-error'
 
 /** The part of a screen's state that loading and changing report on. */
 export interface EditingState {

@@ -1,52 +1,56 @@
-// The Zones screen's state: the list, and the operations on it. Every change goes through the
-// bridge and then reloads the list, so what the screen shows is what the service holds.
+// The Zones screen's state: the list, and the operations on it. Every change goes through the API
+// as a script's would (the Zones API, and the workbench's rename) and then reloads the list, so
+// what the screen shows is what the service holds.
 
+import type { ApiMessage } from '@shared/api/envelope'
 import type { Zone, ZoneCreate, ZonePlan } from '@shared/api/zones'
-import { bridge, describeError } from '../bridge'
+import { api, workbenchApi } from '../api'
+import { errorMessages } from '../api-error'
+import { listZones } from './zone-choice.svelte'
 
 export class ZonesState {
   zones = $state.raw<Zone[]>([])
   loading = $state(true)
-  error = $state<string | null>(null)
+  errors = $state.raw<ApiMessage[]>([])
 
   async load(): Promise<void> {
     this.loading = true
     try {
-      this.zones = (await bridge.listZones({ perPage: 1000 })).zones
-      this.error = null
+      this.zones = await listZones()
+      this.errors = []
     } catch (error) {
-      this.error = describeError(error)
+      this.errors = errorMessages(error)
     } finally {
       this.loading = false
     }
   }
 
-  /** Runs a change; on failure keeps the message for the screen and reports false. */
+  /** Runs a change; on a refusal keeps the API's messages for the screen and reports false. */
   private async change(work: () => Promise<unknown>): Promise<boolean> {
     try {
       await work()
-      this.error = null
+      this.errors = []
       await this.load()
       return true
     } catch (error) {
-      this.error = describeError(error)
+      this.errors = errorMessages(error)
       return false
     }
   }
 
   create(input: ZoneCreate): Promise<boolean> {
-    return this.change(() => bridge.createZone(input))
+    return this.change(() => api.post('/zones', input))
   }
 
   rename(zoneId: string, name: string): Promise<boolean> {
-    return this.change(() => bridge.renameZone({ zoneId, name }))
+    return this.change(() => workbenchApi.post(`/zones/${zoneId}/rename`, { name }))
   }
 
   setPlan(zoneId: string, plan: ZonePlan): Promise<boolean> {
-    return this.change(() => bridge.setZonePlan({ zoneId, plan }))
+    return this.change(() => api.patch(`/zones/${zoneId}`, { plan }))
   }
 
   remove(zoneId: string): Promise<boolean> {
-    return this.change(() => bridge.deleteZone({ zoneId }))
+    return this.change(() => api.delete(`/zones/${zoneId}`))
   }
 }

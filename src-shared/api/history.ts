@@ -1,0 +1,23 @@
+// A zone's history (`/workbench/v1/zones/{zone_id}/history`): the points a zone's changes left,
+// and restoring one, which is reversible: the answer names the point that undoes it.
+
+import { Type } from 'typebox'
+
+/** A point in a zone's history, as its history names it: 8-8-8-32 lower-case hex digits. */
+export const Bookmark = Type.String({
+  pattern: '^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$',
+})
+
+export interface HistoryEntry {
+  bookmark: string
+  /** ISO 8601 */
+  time: string
+  note: string | null
+}
+
+/** What `POST …/history/restore` answers. */
+export interface HistoryRestore {
+  restored: string
+  /** the point to restore to undo this restore */
+  undo_bookmark: string
+}
