@@ -6,7 +6,7 @@
 // (https://html.spec.whatwg.org/multipage/parsing.html#tokenization), with the old-browser quirks
 // it adds (NUL ignored in tag names, back-quoted values, `<% … %>` comments) and its own edges:
 // @detectXSS's answer depends on those edges, so they are kept exactly, each noted where it is.
-// Input is a binary string (one UTF-16 code unit per byte, src-shared/expression/bytes.ts).
+// Input is a binary string (one UTF-16 code unit per byte, src-shared/expression/values/bytes.ts).
 
 /** The kinds of token, named as libinjection's test vectors print them. */
 export const Html5TokenType = {
