@@ -1,12 +1,20 @@
 // The storage object behind `ctx.storage`: the vendor's key-value, transaction, alarm, SQL and
 // recovery interface over one SQLite file laid out as the vendor's runtime lays it out.
+//
+// One piece, though long, because every method reads and moves the same few things: the implicit
+// transaction and the commit it waits for, the output gate, the broken state after a failed
+// commit. What has a state of its own lives beside it: the write buffer (write-buffer.ts), the
+// alarm (alarm-state.ts), when to checkpoint (checkpoint-policy.ts), the key-value backend's
+// transaction (overlay-transaction.ts), put()'s arguments (put-arguments.ts), the `_cf_KV` table
+// (kv-table.ts), the caches (read-cache.ts, kv-mirror.ts), SQL (sql/) and history (history/).
 import type Database from 'better-sqlite3'
+import { AlarmState } from './alarm-state'
+import { CheckpointPolicy } from './checkpoint-policy'
 import {
   compareKeys,
   deserializeBackToBack,
   deserializeEach,
   deserializeValue,
-  encodeKey,
   keyAsStored,
   serializeValue,
 } from './encoding'
@@ -25,11 +33,19 @@ import {
   NO_SYNC_KV_ON_KV_BACKEND,
   STORAGE_CLOSED,
 } from './messages'
+import {
+  listWithOverlay,
+  overlayTransaction,
+  type OverlayHost,
+  type TransactionOverlay,
+} from './overlay-transaction'
+import { putArguments } from './put-arguments'
 import { ReadCache } from './read-cache'
 import { SqlStorage } from './sql'
 import { SyncKvStorage, type SyncKvHost } from './sync-kv'
 import { formatSqliteError } from './sql/errors'
 import { StorageTransaction, type TransactionScope } from './transaction'
+import { WriteBuffer } from './write-buffer'
 
 export type Backend = 'sql' | 'kv'
 
@@ -63,19 +79,6 @@ export interface StorageConfig {
 }
 
 const CACHE_BUDGET_BYTES = 32 * 1024 * 1024
-/**
- * When history checkpoints (archiving the WAL first). Small transactions checkpoint as soon as
- * the WAL passes the first size, so that the WAL is rewritten in place: a commit that grows the
- * file costs a much slower sync. Large transactions make growing the file cheap by comparison and
- * archiving dear (about what writing cost), so their checkpoint waits for a pause in the object's
- * writes; past the second size it happens at once, bounding the WAL.
- */
-const CHECKPOINT_WAL_BYTES = 4 * 1024 * 1024
-const CHECKPOINT_WAL_BYTES_NOW = 64 * 1024 * 1024
-const LARGE_COMMIT_BYTES = 256 * 1024
-const CHECKPOINT_PAUSE_MS = 100
-const PUT_SIGNATURE =
-  'put() may only be called with a single key-value pair and optional options as put(key, value, options) or with multiple key-value pairs and optional options as put(entries, options)'
 
 interface PendingCommit {
   durable: Promise<void>
@@ -90,13 +93,8 @@ export class Storage implements TransactionScope {
   private readonly cache = new ReadCache(CACHE_BUDGET_BYTES)
   /** All of `_cf_KV` once a listing has read it whole, serving the listings after; see KvMirror. */
   private kvMirror: KvMirror | null = null
-  /**
-   * Key-value writes of the open transaction not yet given to SQLite (null: deleted). They reach
-   * it in batches, at commit or before anything that reads or rolls back SQLite.
-   */
-  private readonly pendingWrites = new Map<string, Buffer | null>()
-  /** Keys of pending writes made with noCache, which leave the cache once written. */
-  private readonly uncachedWrites = new Set<string>()
+  /** Key-value writes of the open transaction not yet given to SQLite. */
+  private readonly pendingWrites = new WriteBuffer()
   private readonly inputGate: InputGate
   private readonly outputGate: OutputGate
   private sqlApi: SqlStorage | null = null
@@ -108,18 +106,10 @@ export class Storage implements TransactionScope {
   private explicitDepth = 0
   private syncDepth = 0
   private broken: Error | null = null
-  /** Alarm as stored, including uncommitted changes; undefined until first read. */
-  private alarm: number | null | undefined = undefined
-  private committedAlarm: number | null
-  /** Scheduled time of the alarm whose handler is running: getAlarm() reads null meanwhile. */
-  private runningAlarm: number | null = null
-  private alarmRefusal: string | null = null
+  private readonly alarms: AlarmState
   /** What the pending implicit transaction changes, if the object said (describeChange). */
   private commitNote: string | undefined = undefined
-  private pausedCheckpoint: NodeJS.Timeout | null = null
-  /** The WAL's size when history last reported a change, and commits made since. */
-  private walBytesSeen = 0
-  private commitsSinceWalChange = 0
+  private readonly checkpoints: CheckpointPolicy | null
 
   /** @internal use openStorage() */
   constructor(
@@ -129,7 +119,14 @@ export class Storage implements TransactionScope {
     this.kvTable = new KvTable(connection)
     this.inputGate = config.runtime.inputGate
     this.outputGate = config.runtime.outputGate
-    this.committedAlarm = this.kvTable.readAlarm()
+    this.alarms = new AlarmState(this.kvTable)
+    this.checkpoints =
+      config.history === null
+        ? null
+        : new CheckpointPolicy(
+            config.history,
+            () => !this.broken && this.pending === null && !this.connection.inTransaction,
+          )
   }
 
   // ---- key-value ------------------------------------------------------------------------------
@@ -163,9 +160,9 @@ export class Storage implements TransactionScope {
   async deleteAll(options?: PutOptions): Promise<void> {
     this.assertUsable()
     if (this.explicitDepth > 0 || this.syncDepth > 0) throw new Error(DELETE_ALL_IN_TRANSACTION)
-    const alarm = this.currentAlarm()
+    const alarm = this.alarms.current()
     // What is still to be written would be deleted at once.
-    this.discardPendingWrites()
+    this.pendingWrites.discard()
     // The runtime always confirms deleteAll, whatever allowUnconfirmed says.
     this.write({ ...options, allowUnconfirmed: false }, () => {
       this.kvMirror = null
@@ -173,7 +170,7 @@ export class Storage implements TransactionScope {
       else this.dropEverything()
       this.cache.clear()
       this.kvTable.refresh()
-      this.kvTable.writeAlarm(alarm)
+      this.alarms.store(alarm)
     })
   }
 
@@ -182,7 +179,7 @@ export class Storage implements TransactionScope {
   /** Runs `closure` in a transaction: commits when it returns, rolls back when it throws. */
   async transaction<T>(closure: (txn: StorageTransaction) => T | Promise<T>): Promise<T> {
     this.assertUsable()
-    if (this.config.backend === 'kv') return this.overlayTransaction(closure)
+    if (this.config.backend === 'kv') return overlayTransaction(this.overlayHost, closure)
     // The runtime first lets an open implicit transaction commit, then nests a savepoint.
     if (this.explicitDepth === 0 && (this.pending !== null || this.connection.inTransaction))
       this.commit()
@@ -262,22 +259,20 @@ export class Storage implements TransactionScope {
   async getAlarm(options?: GetOptions): Promise<number | null> {
     this.assertUsable()
     this.holdInputGate(options)
-    const alarm = this.currentAlarm()
-    return alarm !== null && alarm === this.runningAlarm ? null : alarm
+    return this.alarms.visible()
   }
 
   async setAlarm(scheduledTime: Date | number, options?: PutOptions): Promise<void> {
     this.assertUsable()
     const time = this.alarmTime(scheduledTime)
-    if (time === this.currentAlarm()) return
-    this.runningAlarm = null
-    this.write(options, () => this.storeAlarm(time))
+    if (time === this.alarms.current()) return
+    this.write(options, () => this.alarms.set(time))
   }
 
   async deleteAlarm(options?: PutOptions): Promise<void> {
     this.assertUsable()
-    if (this.currentAlarm() === null) return
-    this.write(options, () => this.storeAlarm(null))
+    if (this.alarms.current() === null) return
+    this.write(options, () => this.alarms.store(null))
   }
 
   // ---- SQL and recovery -----------------------------------------------------------------------
@@ -331,7 +326,7 @@ export class Storage implements TransactionScope {
   close(): void {
     if (this.connection.open) {
       if (!this.broken) this.commit()
-      this.checkpoint()
+      this.checkpoints?.checkpoint()
       this.config.history?.close()
       this.connection.close()
     }
@@ -342,33 +337,30 @@ export class Storage implements TransactionScope {
 
   /** Makes setAlarm() fail with `message` (the object's class has no alarm() handler). */
   refuseAlarms(message: string): void {
-    this.alarmRefusal = message
+    this.alarms.refuse(message)
   }
 
   /** The committed alarm, as the scheduler must see it. */
   scheduledAlarm(): number | null {
-    return this.committedAlarm
+    return this.alarms.scheduled()
   }
 
   /** The handler for the alarm at `scheduledTime` starts: getAlarm() reads null while it runs. */
   alarmHandlerStarted(scheduledTime: number): void {
-    this.runningAlarm = scheduledTime
+    this.alarms.handlerStarted(scheduledTime)
   }
 
   /** The handler finished. On success the alarm is cleared unless the handler set a new one. */
   alarmHandlerFinished(succeeded: boolean): void {
-    const ran = this.runningAlarm
-    this.runningAlarm = null
-    if (succeeded && ran !== null && this.currentAlarm() === ran && !this.broken) {
-      this.write({ allowUnconfirmed: true }, () => this.storeAlarm(null))
-    }
+    if (this.alarms.handlerFinished(succeeded) && !this.broken)
+      this.write({ allowUnconfirmed: true }, () => this.alarms.store(null))
   }
 
   /** Breaks storage on the runtime's behalf (ctx.abort()): unflushed writes are discarded. */
   abandon(error: Error): void {
     if (this.broken) return
     this.broken = error
-    this.discardPendingWrites()
+    this.pendingWrites.discard()
     this.kvMirror = null
     if (this.connection.inTransaction) this.connection.exec('ROLLBACK')
     this.pending?.reject(error)
@@ -430,37 +422,10 @@ export class Storage implements TransactionScope {
   }
 
   private writeEntries(overlay: TransactionOverlay | null, args: unknown[]): void {
-    const [first, second, third] = args
-    if (args.length === 0) {
-      throw new TypeError(
-        "Failed to execute 'put' on 'DurableObjectStorage': parameter 1 is not of type 'string or object'.",
-      )
-    }
-    if (typeof first === 'object' && first !== null) {
-      if (second !== undefined && second !== null && typeof second !== 'object')
-        throw new TypeError(PUT_SIGNATURE)
-      // Entries whose value is undefined are skipped silently, as the runtime does.
-      const entries = Object.entries(first).filter(([, value]) => value !== undefined)
-      const serialized = entries.map(([key, value]) => [key, serializeValue(value)] as const)
-      checkKeyCount(serialized.length)
-      for (const [key, bytes] of serialized) {
-        checkKey(key)
-        checkSerializedValue(bytes)
-      }
-      if (serialized.length === 0) return
-      const options = second as PutOptions | undefined
-      if (overlay === null) this.beforeBufferedWrite(options)
-      for (const [key, bytes] of serialized) this.bufferWrite(key, bytes, options, overlay)
-      return
-    }
-    if (second === undefined) throw new TypeError('put() called with undefined value.')
-    const key = typeof first === 'string' ? first : String(first)
-    const bytes = serializeValue(second)
-    checkKey(key)
-    checkSerializedValue(bytes)
-    const options = third as PutOptions | undefined
+    const { entries, options } = putArguments(args)
+    if (entries.length === 0) return
     if (overlay === null) this.beforeBufferedWrite(options)
-    this.bufferWrite(key, bytes, options, overlay)
+    for (const [key, bytes] of entries) this.bufferWrite(key, bytes, options, overlay)
   }
 
   private deleteEntries(
@@ -494,7 +459,7 @@ export class Storage implements TransactionScope {
     this.listings++
     if (range === null) return found
     if (overlay !== null && overlay.writes.size > 0)
-      return this.listWithOverlay(overlay, range, options)
+      return listWithOverlay(overlay, range, options, (stored) => this.listEntries(null, stored))
     this.flushWrites()
     let remaining = range.limit ?? Infinity
     const add = (key: string, value: unknown): void => void found.set(key, value)
@@ -517,92 +482,30 @@ export class Storage implements TransactionScope {
     return found
   }
 
-  // Each write of the transaction hides or replaces at most one stored pair, so the stored pairs
-  // the listing needs are among the first `limit` plus that many.
-  private listWithOverlay(
-    overlay: TransactionOverlay,
-    range: KeyRange,
-    options: ListOptions | undefined,
-  ): Map<string, unknown> {
-    const stored = this.listEntries(null, {
-      ...options,
-      limit: range.limit === null ? undefined : range.limit + overlay.writes.size,
-    })
-    for (const [key, bytes] of overlay.writes) {
-      const encoded = encodeKey(key)
-      if (Buffer.compare(encoded, range.start) < 0) continue
-      if (range.end !== null && Buffer.compare(encoded, range.end) >= 0) continue
-      if (bytes === null) stored.delete(keyAsStored(key))
-      else stored.set(keyAsStored(key), deserializeValue(bytes))
-    }
-    const entries = [...stored].sort(([a], [b]) => compareKeys(a, b))
-    if (range.reverse) entries.reverse()
-    return new Map(range.limit === null ? entries : entries.slice(0, range.limit))
-  }
-
-  // transaction() on the key-value backend, as workerd's in-memory backend runs it: writes made
-  // through `txn` are seen only through `txn` until the closure returns, and then are stored
-  // together; ctx.storage.* calls inside the closure are not part of it.
-  private async overlayTransaction<T>(
-    closure: (txn: StorageTransaction) => T | Promise<T>,
-  ): Promise<T> {
-    const releaseGate = this.inputGate.hold()
-    const overlay = new TransactionOverlay()
-    const txn = new StorageTransaction(this.overlayScope(overlay), 0, () => overlay.discard())
-    try {
-      const result = await closure(txn)
-      this.assertUsable()
+  // The overlay transaction reaches the key-value methods through the overlay it writes into.
+  private readonly overlayHost: OverlayHost = {
+    holdInputGate: () => this.inputGate.hold(),
+    assertUsable: () => this.assertUsable(),
+    readEntries: (overlay, keyOrKeys, options) => this.readEntries(overlay, keyOrKeys, options),
+    writeEntries: (overlay, args) => this.writeEntries(overlay, args),
+    deleteEntries: (overlay, keyOrKeys, options) => this.deleteEntries(overlay, keyOrKeys, options),
+    listEntries: (overlay, options) => this.listEntries(overlay, options),
+    getAlarm: (options) => this.getAlarm(options),
+    alarmTime: (scheduledTime) => this.alarmTime(scheduledTime),
+    store: (overlay) => {
       if (overlay.writes.size > 0) {
         this.beforeBufferedWrite(undefined)
         for (const [key, bytes] of overlay.writes) this.bufferWrite(key, bytes, undefined, null)
       }
       const alarm = overlay.alarm
-      if (alarm !== undefined && alarm !== this.currentAlarm()) {
-        this.runningAlarm = null
-        this.write(undefined, () => this.storeAlarm(alarm))
-      }
-      return result
-    } finally {
-      txn.finish()
-      releaseGate()
-    }
-  }
-
-  private overlayScope(overlay: TransactionOverlay): TransactionScope {
-    return {
-      get: async (keyOrKeys, options) => this.readEntries(overlay, keyOrKeys, options),
-      put: async (...args) => this.writeEntries(overlay, args),
-      delete: async (keyOrKeys, options) => this.deleteEntries(overlay, keyOrKeys, options),
-      list: async (options) => this.listEntries(overlay, options),
-      getAlarm: async (options) => {
-        if (overlay.alarm === undefined) return this.getAlarm(options)
-        this.assertUsable()
-        return overlay.alarm
-      },
-      setAlarm: async (scheduledTime) => {
-        this.assertUsable()
-        overlay.alarm = this.alarmTime(scheduledTime)
-      },
-      deleteAlarm: async () => {
-        this.assertUsable()
-        overlay.alarm = null
-      },
-    }
+      if (alarm !== undefined && alarm !== this.alarms.current())
+        this.write(undefined, () => this.alarms.set(alarm))
+    },
   }
 
   /** Checks an alarm time as setAlarm() does; returns it in whole milliseconds, not before now. */
   private alarmTime(scheduledTime: unknown): number {
-    if (typeof scheduledTime !== 'number' && !(scheduledTime instanceof Date)) {
-      throw new TypeError(
-        "Failed to execute 'setAlarm' on 'DurableObjectStorage': parameter 1 is not of type 'date'.",
-      )
-    }
-    const time = Math.trunc(Number(scheduledTime))
-    if (Number.isNaN(time))
-      throw new TypeError('The value cannot be converted because it is not a valid Date.')
-    if (time <= 0) throw new TypeError('setAlarm() cannot be called with an alarm time <= 0')
-    if (this.alarmRefusal !== null) throw new TypeError(this.alarmRefusal)
-    return Math.max(time, this.config.now())
+    return this.alarms.checkedTime(scheduledTime, this.config.now())
   }
 
   // The synchronous API goes through the same checks, pending writes and cache as the async one.
@@ -714,15 +617,13 @@ export class Storage implements TransactionScope {
       overlay.writes.set(key, bytes)
       return
     }
-    this.pendingWrites.set(key, bytes)
-    if (options?.noCache) this.uncachedWrites.add(key)
-    else if (this.uncachedWrites.size > 0) this.uncachedWrites.delete(key)
+    this.pendingWrites.set(key, bytes, options?.noCache)
   }
 
   /** Hands pending key-value writes to SQLite; a failure breaks storage, as a failed commit does. */
   private flushWrites(): void {
-    const writes = this.pendingWrites
-    if (writes.size === 0) return
+    if (this.pendingWrites.size === 0) return
+    const { writes } = this.pendingWrites
     try {
       // User SQL may have ended the transaction (INSERT OR ROLLBACK); the writes still go together.
       if (!this.connection.inTransaction) this.connection.exec('BEGIN')
@@ -734,18 +635,7 @@ export class Storage implements TransactionScope {
       this.kvMirror.apply(writes)
       if (this.kvMirror.estimatedBytes > MIRROR_BUDGET_BYTES) this.kvMirror = null
     }
-    const uncached = this.uncachedWrites
-    for (const [key, bytes] of writes) {
-      if (uncached.size > 0 && uncached.has(key)) this.cache.delete(key)
-      else this.cache.set(key, bytes)
-    }
-    writes.clear()
-    uncached.clear()
-  }
-
-  private discardPendingWrites(): void {
-    this.pendingWrites.clear()
-    this.uncachedWrites.clear()
+    this.pendingWrites.written(this.cache)
   }
 
   private read(
@@ -757,10 +647,8 @@ export class Storage implements TransactionScope {
       const written = overlay.writes.get(key)
       if (written !== undefined) return written
     }
-    if (this.pendingWrites.size > 0) {
-      const pending = this.pendingWrites.get(key)
-      if (pending !== undefined) return pending
-    }
+    const pending = this.pendingWrites.get(key)
+    if (pending !== undefined) return pending
     const cached = this.cache.get(key)
     if (cached !== undefined) return cached
     const bytes = this.kvTable.get(key) ?? null
@@ -784,16 +672,6 @@ export class Storage implements TransactionScope {
 
   private holdInputGate(options: GetOptions | undefined): void {
     if (!options?.allowConcurrency) this.inputGate.holdForThisTurn()
-  }
-
-  private currentAlarm(): number | null {
-    this.alarm ??= this.kvTable.readAlarm()
-    return this.alarm
-  }
-
-  private storeAlarm(time: number | null): void {
-    this.kvTable.writeAlarm(time)
-    this.alarm = time
   }
 
   // Writes made in one turn commit together, on a later turn: the runtime's write coalescing.
@@ -830,7 +708,7 @@ export class Storage implements TransactionScope {
     const failure = new Error(
       /CONSTRAINT/.test(message) ? CONSTRAINT_RESET_PREFIX + message : message,
     )
-    this.discardPendingWrites()
+    this.pendingWrites.discard()
     this.kvMirror = null
     if (this.connection.inTransaction) this.connection.exec('ROLLBACK')
     this.broken = failure
@@ -844,45 +722,10 @@ export class Storage implements TransactionScope {
     const history = this.config.history
     if (history !== null) {
       history.afterCommit(note)
-      this.considerCheckpoint(history)
+      this.checkpoints?.afterCommit()
     }
-    const alarm = this.currentAlarm()
-    if (alarm !== this.committedAlarm) {
-      this.committedAlarm = alarm
-      this.config.runtime.onAlarmCommitted?.(alarm)
-    }
-  }
-
-  // Writes still pending were all made after the savepoint: every savepoint flushes first.
-  // When to checkpoint: see CHECKPOINT_WAL_BYTES.
-  private considerCheckpoint(history: History): void {
-    this.commitsSinceWalChange++
-    const walBytes = history.walBytes()
-    if (walBytes === this.walBytesSeen) return
-    const bytesPerCommit = (walBytes - this.walBytesSeen) / this.commitsSinceWalChange
-    this.walBytesSeen = walBytes
-    this.commitsSinceWalChange = 0
-    if (walBytes < CHECKPOINT_WAL_BYTES) return
-    if (walBytes < CHECKPOINT_WAL_BYTES_NOW && bytesPerCommit >= LARGE_COMMIT_BYTES)
-      this.checkpointAfterPause()
-    else this.checkpoint()
-  }
-
-  private checkpointAfterPause(): void {
-    if (this.pausedCheckpoint !== null) clearTimeout(this.pausedCheckpoint)
-    this.pausedCheckpoint = setTimeout(() => {
-      this.pausedCheckpoint = null
-      // A transaction open by then has writes of its own to finish first.
-      if (this.broken || this.pending !== null || this.connection.inTransaction) return
-      this.checkpoint()
-    }, CHECKPOINT_PAUSE_MS)
-    this.pausedCheckpoint.unref()
-  }
-
-  private checkpoint(): void {
-    if (this.pausedCheckpoint !== null) clearTimeout(this.pausedCheckpoint)
-    this.pausedCheckpoint = null
-    this.config.history?.checkpoint()
+    const alarm = this.alarms.committedChange()
+    if (alarm !== undefined) this.config.runtime.onAlarmCommitted?.(alarm)
   }
 
   /** Ends an implicit transaction that holds no write: nothing to commit, nobody to wait. */
@@ -893,13 +736,14 @@ export class Storage implements TransactionScope {
     pending?.resolve()
   }
 
+  // Writes still pending were all made after the savepoint: every savepoint flushes first.
   private rollbackTo(savepoint: string): void {
-    this.discardPendingWrites()
+    this.pendingWrites.discard()
     this.connection.exec(`ROLLBACK TO ${savepoint}`)
     this.cache.clear()
     this.kvMirror = null
     this.kvTable.refresh()
-    this.alarm = undefined
+    this.alarms.forget()
   }
 
   // The runtime deletes the whole database file; dropping every object inside the implicit
@@ -929,17 +773,5 @@ export class Storage implements TransactionScope {
     if (this.config.backend !== 'sql' || this.config.history === null)
       throw new Error(NO_RECOVERY_ON_KV_BACKEND)
     return this.config.history
-  }
-}
-
-/** What a transaction() on the key-value backend has written so far (null: deleted). */
-class TransactionOverlay {
-  readonly writes = new Map<string, Buffer | null>()
-  /** The alarm as the transaction set it; undefined while it has not touched it. */
-  alarm: number | null | undefined = undefined
-
-  discard(): void {
-    this.writes.clear()
-    this.alarm = undefined
   }
 }
