@@ -109,6 +109,7 @@ export class SqliToken {
 const WORDS = new Map<string, string>(Object.entries(KEYWORDS))
 // libinjection keeps the fingerprints in the keyword table as '0' + fingerprint, typed 'F'.
 for (const fingerprint of FINGERPRINTS) WORDS.set('0' + fingerprint, TYPE.FINGERPRINT)
+const LONGEST_WORD = Math.max(...[...WORDS.keys()].map((word) => word.length))
 
 /**
  * The type of a word (keyword, function, operator, phrase or '0'-prefixed fingerprint), or ''.
@@ -116,11 +117,14 @@ for (const fingerprint of FINGERPRINTS) WORDS.set('0' + fingerprint, TYPE.FINGER
  * string with a NUL or a byte above 0x7f is never one.
  */
 export function lookupWord(word: string): string {
+  if (word.length > LONGEST_WORD) return TYPE.NONE
+  let lowerCase = false
   for (let i = 0; i < word.length; i++) {
     const code = word.charCodeAt(i)
     if (code === NUL || code > 0x7f) return TYPE.NONE
+    if (code >= 0x61 && code <= 0x7a) lowerCase = true
   }
-  return WORDS.get(word.toUpperCase()) ?? TYPE.NONE
+  return WORDS.get(lowerCase ? word.toUpperCase() : word) ?? TYPE.NONE
 }
 
 /** Bytes in a set, as a 256-entry table; NUL is always in it (libinjection tests with strchr). */
@@ -153,16 +157,27 @@ function isDigit(code: number): boolean {
  * `#` seen, and `--x` comments read as ANSI comments.
  */
 export class SqliTokenizer {
+  input = ''
+  flags = 0
   pos = 0
   statsTokens = 0
   statsCommentHash = 0
   statsCommentDdx = 0
   private token = new SqliToken()
 
-  constructor(
-    readonly input: string,
-    readonly flags: number,
-  ) {}
+  constructor(input: string, flags: number) {
+    this.start(input, flags)
+  }
+
+  /** Starts over on `input` in the context and dialect of `flags`. */
+  start(input: string, flags: number): void {
+    this.input = input
+    this.flags = flags
+    this.pos = 0
+    this.statsTokens = 0
+    this.statsCommentHash = 0
+    this.statsCommentDdx = 0
+  }
 
   next(token: SqliToken): boolean {
     const input = this.input

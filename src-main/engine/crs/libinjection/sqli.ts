@@ -65,15 +65,32 @@ function isArithmeticOperator(token: SqliToken): boolean {
   )
 }
 
-function typeIn(token: SqliToken, types: string): boolean {
-  return token.type !== TYPE.NONE && types.includes(token.type)
+/** A set of token types, as a table by character code. */
+function types(chars: string): Uint8Array {
+  const set = new Uint8Array(128)
+  for (let i = 0; i < chars.length; i++) set[chars.charCodeAt(i)] = 1
+  return set
 }
+
+function typeIn(token: SqliToken, set: Uint8Array): boolean {
+  return token.type.length === 1 && set[token.type.charCodeAt(0)] === 1
+}
+
+const OPERATORS = types('o&')
+const NAME_OR_VARIABLE = types('nv')
+const AFTER_SQLTYPE = types('n1t(fvs')
+const NAME_OR_NUMBER = types('n1')
+const VALUE = types('n1vs')
+const VARIABLE_OPERAND = types('v1n')
+const AFTER_UNARY_IN_LIST = types('EB,')
+const BEFORE_UNARY = types('kEB')
+const UNARY_OPERAND = types('1nvsf')
 
 /** Five-token starts that folding drops (see restartAfterKnownFiveTokens). */
 const RESTARTING_FIVE = ['1o(1)', '1,(1)', 'no(n)', 'no(1)', '1),(1', 'n)o(n']
 
-const MERGE_FIRST = 'knoUfEtT'
-const MERGE_SECOND = 'knoUfEtT&'
+const MERGE_FIRST = types('knoUfEtT')
+const MERGE_SECOND = types('knoUfEtT&')
 
 /**
  * One pass of libinjection over an input in one context: tokens folded into the fingerprint's
@@ -81,7 +98,7 @@ const MERGE_SECOND = 'knoUfEtT&'
  */
 export class SqliFolding {
   readonly tokens = Array.from({ length: MAX_TOKENS + 3 }, () => new SqliToken())
-  readonly tokenizer: SqliTokenizer
+  readonly tokenizer = new SqliTokenizer('', 0)
   private readonly lastComment = new SqliToken()
   private more = true
   /** where the next token goes */
@@ -90,7 +107,17 @@ export class SqliFolding {
   private left = 0
 
   constructor(input: string, flags: number) {
-    this.tokenizer = new SqliTokenizer(input, flags)
+    this.start(input, flags)
+  }
+
+  /** Starts a pass over `input` (a pass's tokens and counts are kept until the next start). */
+  start(input: string, flags: number): void {
+    this.tokenizer.start(input, flags)
+    for (const token of this.tokens) token.clear()
+    this.lastComment.clear()
+    this.more = true
+    this.pos = 0
+    this.left = 0
   }
 
   private token(i: number): SqliToken {
@@ -148,13 +175,9 @@ export class SqliFolding {
    * `1),(1`, `n)=(n`) are dropped, keeping the look-ahead token if there is one.
    */
   private restartAfterKnownFiveTokens(): void {
-    if (
-      !RESTARTING_FIVE.some((types) =>
-        this.tokens.every((t, i) => i >= MAX_TOKENS || t.type === types[i]),
-      )
-    ) {
-      return
-    }
+    let known = false
+    for (const pattern of RESTARTING_FIVE) known ||= this.startsWith(pattern)
+    if (!known) return
     if (this.pos > MAX_TOKENS) {
       this.token(1).copyFrom(this.token(MAX_TOKENS))
       this.pos = 2
@@ -162,6 +185,11 @@ export class SqliFolding {
       this.pos = 1
     }
     this.left = 0
+  }
+
+  private startsWith(types: string): boolean {
+    for (let i = 0; i < types.length; i++) if (this.token(i).type !== types[i]) return false
+    return true
   }
 
   /** Reads tokens until `count` are unsettled (comments are kept aside, only the last one). */
@@ -191,7 +219,7 @@ export class SqliFolding {
       this.pos -= 1
       return 'folded'
     }
-    if (typeIn(a, 'o&') && (isUnaryOperator(b) || b.type === TYPE.SQLTYPE)) {
+    if (typeIn(a, OPERATORS) && (isUnaryOperator(b) || b.type === TYPE.SQLTYPE)) {
       this.pos -= 1
       this.left = 0
       return 'folded'
@@ -214,7 +242,7 @@ export class SqliFolding {
       return 'folded'
     }
     if (
-      typeIn(a, 'nv') &&
+      typeIn(a, NAME_OR_VARIABLE) &&
       b.type === TYPE.LEFTPARENS &&
       FUNCTIONS_THAT_NAME_COLUMNS.has(upperAscii(a.val))
     ) {
@@ -230,7 +258,7 @@ export class SqliFolding {
       if (b.type === TYPE.LEFTPARENS) a.type = TYPE.FUNCTION
       return 'none'
     }
-    if (a.type === TYPE.SQLTYPE && typeIn(b, 'n1t(fvs')) {
+    if (a.type === TYPE.SQLTYPE && typeIn(b, AFTER_SQLTYPE)) {
       a.copyFrom(b)
       this.pos -= 1
       this.left = 0
@@ -321,22 +349,21 @@ export class SqliFolding {
       return dropTwo()
     }
     if (a.type === TYPE.LOGIC_OPERATOR && c.type === TYPE.LOGIC_OPERATOR) return dropTwo()
-    if (a.type === TYPE.VARIABLE && b.type === TYPE.OPERATOR && typeIn(c, 'v1n')) return dropTwo()
-    if (typeIn(a, 'n1') && b.type === TYPE.OPERATOR && typeIn(c, '1n')) return dropTwo()
-    if (
-      typeIn(a, 'n1vs') &&
-      b.type === TYPE.OPERATOR &&
-      b.val === '::' &&
-      c.type === TYPE.SQLTYPE
-    ) {
+    if (a.type === TYPE.VARIABLE && b.type === TYPE.OPERATOR && typeIn(c, VARIABLE_OPERAND))
+      return dropTwo()
+    if (typeIn(a, NAME_OR_NUMBER) && b.type === TYPE.OPERATOR && typeIn(c, NAME_OR_NUMBER))
+      return dropTwo()
+    if (typeIn(a, VALUE) && b.type === TYPE.OPERATOR && b.val === '::' && c.type === TYPE.SQLTYPE) {
       return dropTwo()
     }
-    if (typeIn(a, 'n1sv') && b.type === TYPE.COMMA && typeIn(c, '1nsv')) return dropTwo()
+    if (typeIn(a, VALUE) && b.type === TYPE.COMMA && typeIn(c, VALUE)) return dropTwo()
     // SELECT + (, LIMIT + (, , + (: the unary operator goes
-    if (typeIn(a, 'EB,') && isUnaryOperator(b) && c.type === TYPE.LEFTPARENS) return dropUnary()
+    if (typeIn(a, AFTER_UNARY_IN_LIST) && isUnaryOperator(b) && c.type === TYPE.LEFTPARENS)
+      return dropUnary()
     // SELECT - 1
-    if (typeIn(a, 'kEB') && isUnaryOperator(b) && typeIn(c, '1nvsf')) return dropUnary()
-    if (a.type === TYPE.COMMA && isUnaryOperator(b) && typeIn(c, '1nvs')) {
+    if (typeIn(a, BEFORE_UNARY) && isUnaryOperator(b) && typeIn(c, UNARY_OPERAND))
+      return dropUnary()
+    if (a.type === TYPE.COMMA && isUnaryOperator(b) && typeIn(c, VALUE)) {
       // ", -1" becomes ",1", and backs up one more token so that "1,-1" folds to "1"
       b.copyFrom(c)
       this.left = 0
@@ -458,16 +485,19 @@ function byteAt(input: string, index: number): number {
   return index < input.length ? input.charCodeAt(index) : 0
 }
 
-/** One pass in the given context; its fingerprint when it is SQLi. */
-function tryPass(input: string, flags: number): { sqli?: string; pass: SqliFolding } {
-  const pass = new SqliFolding(input, flags)
-  const fingerprint = pass.fingerprint()
-  const sqli = listed(fingerprint) && stillSqli(input, pass, fingerprint)
-  return sqli ? { sqli: fingerprint, pass } : { pass }
+/** The passes' state, reused: detection allocates nothing per pass but the tokens' values. */
+const scratch = new SqliFolding('', 0)
+
+/** One pass in the given context: its fingerprint when it is SQLi. */
+function sqliPass(input: string, flags: number): string | undefined {
+  scratch.start(input, flags)
+  const fingerprint = scratch.fingerprint()
+  return listed(fingerprint) && stillSqli(input, scratch, fingerprint) ? fingerprint : undefined
 }
 
-function readsAsMysql(pass: SqliFolding): boolean {
-  return pass.tokenizer.statsCommentDdx > 0 || pass.tokenizer.statsCommentHash > 0
+/** Whether the last pass saw `#` or `--x`, which MySQL reads otherwise. */
+function readsAsMysql(): boolean {
+  return scratch.tokenizer.statsCommentDdx > 0 || scratch.tokenizer.statsCommentHash > 0
 }
 
 /**
@@ -476,20 +506,20 @@ function readsAsMysql(pass: SqliFolding): boolean {
  */
 export function detectSqli(input: string): string | undefined {
   if (input.length === 0) return undefined
-  const plain = tryPass(input, FLAG.QUOTE_NONE | FLAG.SQL_ANSI)
-  if (plain.sqli) return plain.sqli
-  if (readsAsMysql(plain.pass)) {
-    const mysql = tryPass(input, FLAG.QUOTE_NONE | FLAG.SQL_MYSQL)
-    if (mysql.sqli) return mysql.sqli
+  const plain = sqliPass(input, FLAG.QUOTE_NONE | FLAG.SQL_ANSI)
+  if (plain !== undefined) return plain
+  if (readsAsMysql()) {
+    const mysql = sqliPass(input, FLAG.QUOTE_NONE | FLAG.SQL_MYSQL)
+    if (mysql !== undefined) return mysql
   }
   if (input.includes("'")) {
-    const single = tryPass(input, FLAG.QUOTE_SINGLE | FLAG.SQL_ANSI)
-    if (single.sqli) return single.sqli
-    if (readsAsMysql(single.pass)) {
-      const mysql = tryPass(input, FLAG.QUOTE_SINGLE | FLAG.SQL_MYSQL)
-      if (mysql.sqli) return mysql.sqli
+    const single = sqliPass(input, FLAG.QUOTE_SINGLE | FLAG.SQL_ANSI)
+    if (single !== undefined) return single
+    if (readsAsMysql()) {
+      const mysql = sqliPass(input, FLAG.QUOTE_SINGLE | FLAG.SQL_MYSQL)
+      if (mysql !== undefined) return mysql
     }
   }
-  if (input.includes('"')) return tryPass(input, FLAG.QUOTE_DOUBLE | FLAG.SQL_MYSQL).sqli
+  if (input.includes('"')) return sqliPass(input, FLAG.QUOTE_DOUBLE | FLAG.SQL_MYSQL)
   return undefined
 }
