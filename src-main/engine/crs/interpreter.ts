@@ -1,0 +1,680 @@
+// The CRS interpreter: runs the CRS program (program.ts) on one request as ModSecurity 2.9.7 runs
+// it in DetectionOnly mode with anomaly scoring, phase 1 then phase 2 (apache2/re.c of
+// https://github.com/owasp-modsecurity/ModSecurity/tree/v2/master):
+//   - a rule's targets are expanded in order, each `!` target removing the same keys from those
+//     before it, each `&` target giving the number of its values;
+//   - each value is transformed by the rule's chain, then given to the operator (multiMatch: the
+//     value before the transformations and after each one that changed it);
+//   - every match sets MATCHED_VAR(_NAME), adds to MATCHED_VARS, sets TX:0-9 with `capture`, and
+//     runs the rule's non-disruptive actions (setvar, ctl) again, so a rule matching two
+//     arguments adds its score twice, as ModSecurity 2 does;
+//   - a chained rule runs once when the rule before it matched; skipAfter acts when the whole chain
+//     matched, jumping past its marker.
+// Compiled once per plan; a request's collections are built on first use.
+
+import { compileOperator } from './operators'
+import { isMarker, type CrsBundle, type CrsRule, type CrsSetvar, type CrsVariable } from './program'
+import {
+  parseArguments,
+  parseCookies,
+  parseJson,
+  parseMultipart,
+  parseXml,
+  type CrsRequest,
+  type Entry,
+} from './request'
+import { transformation, type Transformation } from './transformations'
+
+/** What a scoring rule did to one request, for the trace. */
+export interface CrsMatch {
+  crsId: number
+  /** the variable that matched, as ModSecurity names it (`ARGS:q`) */
+  variable: string
+  /** its value after the rule's transformations */
+  value: string
+  /** what the operator matched (TX:0 where it captures), else the value */
+  match: string
+  /** what the rule added to the anomaly score, over all its matches */
+  score: number
+}
+
+export interface CrsResult {
+  /** the scoring rules that added to the score, by CRS id, in the order they ran */
+  matches: Map<number, CrsMatch>
+  /** tx.anomaly_score after REQUEST-949 (the levels up to the paranoia level) */
+  anomalyScore: number
+}
+
+export interface CrsRunOptions {
+  /** tx.paranoia_level and tx.executing_paranoia_level */
+  paranoiaLevel: number
+  /** CRS ids of rules that must neither run nor score */
+  disabled: ReadonlySet<number>
+}
+
+type Operator = (value: string) => string[] | undefined
+
+interface CompiledRule {
+  rule: CrsRule
+  /** the starter's id (for %{rule.id} in the chain too) */
+  id: number | undefined
+  transformations: readonly Transformation[]
+  /** the transformations' names joined, the key of the transformation cache */
+  chainKey: string
+  operator: (parameter: string) => Operator
+  keyPatterns: Map<string, Operator>
+  chain: CompiledRule | undefined
+  /** where skipAfter goes: the index after the marker in this phase */
+  skipTo: number | undefined
+  /** the level of the anomaly score this rule (or its chain) adds to */
+  scoringLevel: number | undefined
+  /** the rule's target list as text: rules with the same list share its expansion */
+  targetsKey: string
+  /** the target list and the transformation chain: rules with the same both share values */
+  transformedKey: string
+  /** whether a target reads what rules change (TX, MATCHED_VAR…), so cannot be shared */
+  dynamicTargets: boolean
+}
+
+/** Collections that rules change as they run: never shared between rules. */
+const DYNAMIC = new Set([
+  'TX',
+  'MATCHED_VAR',
+  'MATCHED_VAR_NAME',
+  'MATCHED_VARS',
+  'MATCHED_VARS_NAMES',
+  'REQBODY_PROCESSOR',
+])
+
+interface Phase {
+  rules: (CompiledRule | undefined)[]
+}
+
+const SCORE_VARIABLE = /^(?:inbound_)?anomaly_score_pl([1-4])$/
+
+/** A compiled CRS program, run on requests. */
+export class CrsProgramRunner {
+  private readonly phases: Phase[]
+
+  constructor(private readonly bundle: CrsBundle) {
+    this.phases = [1, 2].map((phase) => this.compilePhase(phase))
+  }
+
+  private compilePhase(phase: number): Phase {
+    const items = this.bundle.program.items.filter((item) => isMarker(item) || item.phase === phase)
+    const markers = new Map<string, number>()
+    items.forEach((item, index) => {
+      if (isMarker(item)) markers.set(item.marker, index + 1)
+    })
+    return {
+      rules: items.map((item) => {
+        if (isMarker(item)) return undefined
+        const compiled = this.compileRule(item, item.id)
+        if (item.skipAfter !== undefined) compiled.skipTo = markers.get(item.skipAfter)
+        return compiled
+      }),
+    }
+  }
+
+  private compileRule(rule: CrsRule, id: number | undefined): CompiledRule {
+    const transformations = rule.transformations.map((name) => {
+      const fn = transformation(name)
+      if (fn === undefined) throw new Error(`CRS rule ${id}: unknown transformation t:${name}`)
+      return fn
+    })
+    const cache = new Map<string, Operator>()
+    const context = {
+      ruleId: id ?? 0,
+      dataFile: (name: string) => {
+        const data = this.bundle.data[name]
+        if (data === undefined) throw new Error(`CRS rule ${id}: missing phrase file ${name}`)
+        return data
+      },
+    }
+    const name = rule.operator.name
+    const operator = (parameter: string): Operator => {
+      let op = cache.get(parameter)
+      if (op === undefined) {
+        op =
+          name === 'unconditional'
+            ? () => ['']
+            : ['geolookup', 'rbl', 'ipmatchfromfile'].includes(name)
+              ? () => undefined
+              : compileOperator(name, parameter, context)
+        cache.set(parameter, op)
+      }
+      return op
+    }
+    // Operators without macros compile now, so a program with an unknown one fails at once.
+    if (!rule.operator.parameter.includes('%{')) operator(rule.operator.parameter)
+    const chain = rule.chain === undefined ? undefined : this.compileRule(rule.chain, id)
+    const level = (rule.setvars ?? [])
+      .map((s) =>
+        s.collection === 'TX' && s.operation === 'add' ? SCORE_VARIABLE.exec(s.name) : null,
+      )
+      .find((m) => m !== null)?.[1]
+    return {
+      rule,
+      id,
+      transformations,
+      chainKey: rule.transformations.join(','),
+      operator,
+      keyPatterns: new Map(),
+      chain,
+      skipTo: undefined,
+      scoringLevel: level === undefined ? chain?.scoringLevel : Number(level),
+      targetsKey: JSON.stringify(rule.variables),
+      transformedKey: `${JSON.stringify(rule.variables)} ${rule.transformations.join(',')}`,
+      dynamicTargets: rule.variables.some((v) => DYNAMIC.has(v.collection)),
+    }
+  }
+
+  run(request: CrsRequest, options: CrsRunOptions): CrsResult {
+    const tx = new Transaction(request, options)
+    for (const [index, phase] of this.phases.entries()) {
+      tx.enterPhase(index + 1)
+      const rules = phase.rules
+      for (let i = 0; i < rules.length && !tx.stopped; i++) {
+        const compiled = rules[i]
+        if (compiled === undefined) continue
+        if (
+          compiled.id !== undefined &&
+          (options.disabled.has(compiled.id) || tx.removed.has(compiled.id))
+        )
+          continue
+        if (tx.runChain(compiled) && compiled.skipTo !== undefined) i = compiled.skipTo - 1
+      }
+    }
+    return { matches: tx.matches, anomalyScore: Number(tx.tx.get('anomaly_score') ?? 0) || 0 }
+  }
+}
+
+/** One request's run: its collections, TX, and what the scoring rules did. */
+class Transaction {
+  phase = 1
+  /** a target list's values after a transformation chain, by list and chain, this phase */
+  private readonly transformedTargets = new Map<string, Entry[]>()
+  private readonly expandedTargets = new Map<string, Entry[]>()
+  stopped = false
+  readonly tx = new Map<string, string>()
+  readonly removed = new Set<number>()
+  readonly matches = new Map<number, CrsMatch>()
+  private matchedVar: Entry | undefined
+  private matchedVars: Entry[] = []
+  private readonly transformed = new Map<string, Map<string, string>>()
+  private bodyProcessor: string | undefined
+  private forceBody = false
+  private body: BodyCollections | undefined
+  private readonly fixed = new Map<string, Entry[]>()
+
+  constructor(
+    private readonly request: CrsRequest,
+    options: CrsRunOptions,
+  ) {
+    const level = String(options.paranoiaLevel)
+    // What the reference's crs-setup.conf adds (reference/start-ref.sh): the level and threshold.
+    this.tx.set('paranoia_level', level)
+    this.tx.set('executing_paranoia_level', level)
+    this.tx.set('inbound_anomaly_score_threshold', '5')
+    this.tx.set('outbound_anomaly_score_threshold', '4')
+    const type = this.header('content-type') ?? ''
+    if (/^application\/x-www-form-urlencoded/i.test(type)) this.bodyProcessor = 'URLENCODED'
+    else if (/^multipart\/form-data/i.test(type)) this.bodyProcessor = 'MULTIPART'
+  }
+
+  enterPhase(phase: number): void {
+    this.phase = phase
+    this.transformedTargets.clear()
+    this.expandedTargets.clear()
+  }
+
+  private header(lowerName: string): string | undefined {
+    return this.request.headers.find(([name]) => name.toLowerCase() === lowerName)?.[1]
+  }
+
+  /** Runs a rule and its chain; true when every link matched. */
+  runChain(starter: CompiledRule): boolean {
+    this.matchedVars = []
+    for (let link: CompiledRule | undefined = starter; link !== undefined; link = link.chain) {
+      if (!this.runRule(link)) return false
+    }
+    return true
+  }
+
+  private runRule(compiled: CompiledRule): boolean {
+    const { rule } = compiled
+    const targets = this.targets(compiled)
+    const parameter = rule.operator.parameter.includes('%{')
+      ? this.expand(rule.operator.parameter, compiled)
+      : rule.operator.parameter
+    const operator = compiled.operator(parameter)
+    const negated = rule.operator.negated
+    let matched = false
+    if (!rule.multiMatch) {
+      for (const target of this.transformedTargetsOf(compiled, targets)) {
+        const result = operator(target[1])
+        if ((result === undefined) !== negated) continue
+        matched = true
+        this.onMatch(compiled, target, negated ? undefined : result)
+      }
+      return matched
+    }
+    for (const target of targets) {
+      for (const value of this.transformEach(target[1], compiled)) {
+        const result = operator(value)
+        if ((result === undefined) !== negated) continue
+        matched = true
+        this.onMatch(compiled, [target[0], value], negated ? undefined : result)
+      }
+    }
+    return matched
+  }
+
+  private onMatch(compiled: CompiledRule, variable: Entry, captures: string[] | undefined): void {
+    const { rule } = compiled
+    this.matchedVar = variable
+    this.matchedVars.push(variable)
+    if (rule.capture && captures !== undefined) {
+      for (let i = 0; i < 10; i++) {
+        if (i < captures.length) this.tx.set(String(i), captures[i]!)
+        else this.tx.delete(String(i))
+      }
+    }
+    for (const setvar of rule.setvars ?? []) this.setvar(setvar, compiled, variable, captures)
+    for (const control of rule.controls ?? []) this.control(control.name, control.value)
+  }
+
+  private setvar(
+    setvar: CrsSetvar,
+    compiled: CompiledRule,
+    variable: Entry,
+    captures: string[] | undefined,
+  ): void {
+    if (setvar.collection !== 'TX') return
+    const name = this.expand(setvar.name, compiled).toLowerCase()
+    if (setvar.operation === 'delete') {
+      this.tx.delete(name)
+      return
+    }
+    const value = this.expand(setvar.value, compiled)
+    if (setvar.operation === 'set') {
+      this.tx.set(name, value)
+      return
+    }
+    const delta = (parseInt(value, 10) || 0) * (setvar.operation === 'add' ? 1 : -1)
+    this.tx.set(name, String((parseInt(this.tx.get(name) ?? '0', 10) || 0) + delta))
+    const level = SCORE_VARIABLE.exec(name)?.[1]
+    if (level !== undefined && compiled.id !== undefined && delta !== 0) {
+      const seen = this.matches.get(compiled.id)
+      if (seen) seen.score += delta
+      else {
+        this.matches.set(compiled.id, {
+          crsId: compiled.id,
+          variable: variable[0],
+          value: variable[1],
+          match: captures?.[0] ?? variable[1],
+          score: delta,
+        })
+      }
+    }
+  }
+
+  private control(name: string, value: string): void {
+    switch (name.toLowerCase()) {
+      case 'requestbodyprocessor':
+        this.bodyProcessor = value.toUpperCase()
+        break
+      case 'forcerequestbodyvariable':
+        this.forceBody = value.toLowerCase() === 'on'
+        break
+      case 'ruleengine':
+        if (value.toLowerCase() === 'off') this.stopped = true
+        break
+      case 'ruleremovebyid':
+        for (const part of value.split(/[\s,]+/)) {
+          const [from, to] = part.split('-').map(Number)
+          if (from === undefined || Number.isNaN(from)) continue
+          for (let id = from; id <= (to ?? from); id++) this.removed.add(id)
+        }
+        break
+    }
+  }
+
+  /** `%{tx.name}`, `%{rule.id}`, `%{matched_var}`, `%{request_headers.host}`, … */
+  private expand(text: string, compiled: CompiledRule): string {
+    if (!text.includes('%{')) return text
+    return text.replace(/%\{([^}]+)\}/g, (_all, spec: string) => {
+      const dot = spec.indexOf('.')
+      const collection = (dot < 0 ? spec : spec.slice(0, dot)).toUpperCase()
+      const key = dot < 0 ? '' : spec.slice(dot + 1)
+      switch (collection) {
+        case 'TX':
+          return this.tx.get(key.toLowerCase()) ?? ''
+        case 'RULE':
+          return key.toLowerCase() === 'id' ? String(compiled.id ?? '') : ''
+        case 'MATCHED_VAR':
+          return this.matchedVar?.[1] ?? ''
+        case 'MATCHED_VAR_NAME':
+          return this.matchedVar?.[0] ?? ''
+        default: {
+          const values = this.collection({ collection, ...(key ? { key } : {}) }, compiled)
+          return values[0]?.[1] ?? ''
+        }
+      }
+    })
+  }
+
+  /** The targets after the rule's transformations, shared by rules with the same both. */
+  private transformedTargetsOf(compiled: CompiledRule, targets: Entry[]): Entry[] {
+    if (compiled.transformations.length === 0) return targets
+    if (compiled.dynamicTargets)
+      return targets.map(([name, value]) => [name, this.transform(value, compiled)])
+    let transformed = this.transformedTargets.get(compiled.transformedKey)
+    if (transformed === undefined) {
+      transformed = targets.map(([name, value]) => [name, this.transform(value, compiled)])
+      this.transformedTargets.set(compiled.transformedKey, transformed)
+    }
+    return transformed
+  }
+
+  private transform(value: string, compiled: CompiledRule): string {
+    const fns = compiled.transformations
+    if (fns.length === 0) return value
+    let cache = this.transformed.get(compiled.chainKey)
+    if (cache === undefined) {
+      cache = new Map()
+      this.transformed.set(compiled.chainKey, cache)
+    }
+    let out = cache.get(value)
+    if (out === undefined) {
+      out = value
+      for (const fn of fns) out = fn(out)
+      cache.set(value, out)
+    }
+    return out
+  }
+
+  /**
+   * multiMatch: the value, then the value after each transformation that says it changed it
+   * (ModSecurity's own flag, which is not always a difference: re_tfns.c).
+   */
+  private transformEach(value: string, compiled: CompiledRule): string[] {
+    const fns = compiled.transformations
+    if (fns.length === 0) return []
+    const values = [value]
+    let current = value
+    fns.forEach((fn, index) => {
+      const next = fn(current)
+      if (reportsChange(compiled.rule.transformations[index]!, current, next)) values.push(next)
+      current = next
+    })
+    return values
+  }
+
+  /** The rule's targets, in order, after exclusions; counts for `&` targets. */
+  private targets(compiled: CompiledRule): Entry[] {
+    const variables = compiled.rule.variables
+    if (variables.length === 0) return NO_TARGET
+    if (compiled.dynamicTargets) return this.expandTargets(compiled)
+    let targets = this.expandedTargets.get(compiled.targetsKey)
+    if (targets === undefined) {
+      targets = this.expandTargets(compiled)
+      this.expandedTargets.set(compiled.targetsKey, targets)
+    }
+    return targets
+  }
+
+  private expandTargets(compiled: CompiledRule): Entry[] {
+    const variables = compiled.rule.variables
+    let targets: Entry[] = []
+    for (const variable of variables) {
+      const values = this.collection(variable, compiled)
+      if (variable.count) targets.push([`&${variable.collection}`, String(values.length)])
+      else if (variable.exclude) {
+        const keys = new Set(values.map(([k]) => k.toLowerCase()))
+        targets = targets.filter(([k]) => !keys.has(k.toLowerCase()))
+      } else for (const entry of values) targets.push(entry)
+    }
+    return targets
+  }
+
+  /** A variable's values, named as ModSecurity names them (`ARGS:q`). */
+  private collection(variable: CrsVariable, compiled: CompiledRule): Entry[] {
+    const name = variable.collection
+    if (name === 'TX' && variable.key !== undefined) {
+      const key = variable.key.toLowerCase()
+      const value = this.tx.get(key)
+      return value === undefined ? [] : [[`TX:${key}`, value]]
+    }
+    const all = this.entries(name)
+    if (variable.key === undefined && variable.keyPattern === undefined) {
+      return all.map(([k, v]) => [k === '' ? name : `${name}:${k}`, v])
+    }
+    let selected: Entry[]
+    if (name === 'XML') selected = all.filter(([k]) => k === variable.key)
+    else if (variable.keyPattern !== undefined) {
+      let pattern = compiled.keyPatterns.get(variable.keyPattern)
+      if (pattern === undefined) {
+        pattern = compileOperator('rx', `(?i)${variable.keyPattern}`, {
+          ruleId: compiled.id ?? 0,
+          dataFile: () => [],
+        })
+        compiled.keyPatterns.set(variable.keyPattern, pattern)
+      }
+      const test = pattern
+      selected = all.filter(([k]) => test(k) !== undefined)
+    } else {
+      const key = variable.key!.toLowerCase()
+      selected = all.filter(([k]) => k.toLowerCase() === key)
+    }
+    return selected.map(([k, v]) => [name === 'XML' ? 'XML' : `${name}:${k}`, v])
+  }
+
+  /** A collection's keys and values ('' for a scalar), built on first use. */
+  private entries(name: string): Entry[] {
+    switch (name) {
+      case 'TX':
+        return [...this.tx]
+      case 'MATCHED_VAR':
+        return this.matchedVar === undefined ? [] : [['', this.matchedVar[1]]]
+      case 'MATCHED_VAR_NAME':
+        return this.matchedVar === undefined ? [] : [['', this.matchedVar[0]]]
+      case 'MATCHED_VARS':
+        return this.matchedVars.map(([k, v]) => [k, v])
+      case 'MATCHED_VARS_NAMES':
+        return this.matchedVars.map(([k]) => [k, k])
+      case 'REQBODY_PROCESSOR':
+        // Without a processor ModSecurity still has the variable, empty.
+        return [['', this.bodyProcessor ?? '']]
+    }
+    const phaseTwo = this.phase >= 2
+    if (phaseTwo) {
+      const body = this.bodyCollections()
+      const value = body.get(name)
+      if (value !== undefined) return value
+    } else if (BODY_COLLECTIONS.has(name)) {
+      return name === 'ARGS' || name === 'ARGS_NAMES' ? this.queryCollection(name) : []
+    }
+    return this.requestEntries(name)
+  }
+
+  /** A collection that does not depend on the body, built once. */
+  private requestEntries(name: string): Entry[] {
+    let fixed = this.fixed.get(name)
+    if (fixed === undefined) {
+      fixed = this.requestCollection(name)
+      this.fixed.set(name, fixed)
+    }
+    return fixed
+  }
+
+  private queryCollection(name: string): Entry[] {
+    const args = this.requestEntries('ARGS_GET')
+    return name === 'ARGS' ? args : args.map(([k]) => [k, k])
+  }
+
+  private requestCollection(name: string): Entry[] {
+    const r = this.request
+    const q = r.uri.indexOf('?')
+    const path = q < 0 ? r.uri : r.uri.slice(0, q)
+    const scalar = (value: string | undefined): Entry[] =>
+      value === undefined ? [] : [['', value]]
+    switch (name) {
+      case 'ARGS_GET':
+        return parseArguments(q < 0 ? '' : r.uri.slice(q + 1))
+      case 'ARGS_GET_NAMES':
+        return this.requestEntries('ARGS_GET').map(([k]) => [k, k])
+      case 'QUERY_STRING':
+        return scalar(q < 0 ? '' : r.uri.slice(q + 1))
+      case 'REQUEST_HEADERS':
+        return r.headers.map(([k, v]) => [k, v])
+      case 'REQUEST_HEADERS_NAMES':
+        return r.headers.map(([k]) => [k, k])
+      case 'REQUEST_COOKIES':
+        return r.headers
+          .filter(([k]) => k.toLowerCase() === 'cookie')
+          .flatMap(([, v]) => parseCookies(v))
+      case 'REQUEST_COOKIES_NAMES':
+        return this.requestEntries('REQUEST_COOKIES').map(([k]) => [k, k])
+      case 'REQUEST_FILENAME':
+        return scalar(path)
+      case 'REQUEST_BASENAME':
+        return scalar(path.slice(path.lastIndexOf('/') + 1))
+      case 'REQUEST_URI':
+      case 'REQUEST_URI_RAW':
+        return scalar(r.uri)
+      case 'REQUEST_LINE':
+        return scalar(`${r.method} ${r.uri} ${r.protocol}`)
+      case 'REQUEST_METHOD':
+        return scalar(r.method)
+      case 'REQUEST_PROTOCOL':
+        return scalar(r.protocol)
+      case 'REMOTE_ADDR':
+        return scalar(r.remoteAddr)
+      case 'UNIQUE_ID':
+        return scalar('AAAAAAAAAAAAAAAAAAAAAAAA')
+      case 'DURATION':
+        return scalar('0')
+      default:
+        // IP, GLOBAL, GEO, SESSION and the rest hold nothing here.
+        return []
+    }
+  }
+
+  private bodyCollections(): BodyCollections {
+    if (this.body !== undefined) return this.body
+    const r = this.request
+    const body = r.body
+    const collections: BodyCollections = new Map()
+    let args: Entry[] = []
+    let error = false
+    let multipart = { files: [] as Entry[], partHeaders: [] as Entry[], fileSizes: 0 }
+    let xml: { text: string[]; attributes: string[] } = { text: [], attributes: [] }
+    if (body.length > 0) {
+      if (this.bodyProcessor === 'URLENCODED') args = parseArguments(body)
+      else if (this.bodyProcessor === 'JSON') ({ args, error } = parseJson(body))
+      else if (this.bodyProcessor === 'XML') {
+        const parsed = parseXml(body)
+        error = parsed.error
+        xml = parsed
+      } else if (this.bodyProcessor === 'MULTIPART') {
+        const boundary = /boundary\s*=\s*"?([^";,]+)"?/i.exec(
+          this.header('content-type') ?? '',
+        )?.[1]
+        if (boundary === undefined) error = true
+        else {
+          const parsed = parseMultipart(body, boundary)
+          args = parsed.args
+          error = parsed.error
+          multipart = parsed
+        }
+      }
+    }
+    const get = this.requestEntries('ARGS_GET')
+    const names = (entries: Entry[]): Entry[] => entries.map(([k]) => [k, k])
+    collections.set('ARGS_POST', args)
+    collections.set('ARGS_POST_NAMES', names(args))
+    collections.set('ARGS', [...get, ...args])
+    collections.set('ARGS_NAMES', names([...get, ...args]))
+    collections.set('ARGS_COMBINED_SIZE', [
+      ['', String([...get, ...args].reduce((n, [k, v]) => n + k.length + v.length, 0))],
+    ])
+    collections.set('FILES', multipart.files)
+    collections.set('FILES_NAMES', names(multipart.files))
+    collections.set('FILES_COMBINED_SIZE', [['', String(multipart.fileSizes)]])
+    collections.set('MULTIPART_PART_HEADERS', multipart.partHeaders)
+    collections.set('MULTIPART_STRICT_ERROR', [
+      ['', error && this.bodyProcessor === 'MULTIPART' ? '1' : '0'],
+    ])
+    collections.set('MULTIPART_UNMATCHED_BOUNDARY', [['', '0']])
+    collections.set('REQBODY_ERROR', [['', error ? '1' : '0']])
+    collections.set('XML', [
+      ...xml.text.map((v): Entry => ['/*', v]),
+      ...xml.attributes.map((v): Entry => ['//@*', v]),
+    ])
+    const bodyVisible =
+      this.bodyProcessor === 'URLENCODED' || (this.forceBody && this.bodyProcessor === undefined)
+    collections.set('REQUEST_BODY', bodyVisible ? [['', body]] : [])
+    collections.set('REQUEST_BODY_LENGTH', [['', String(body.length)]])
+    this.body = collections
+    return collections
+  }
+}
+
+type BodyCollections = Map<string, Entry[]>
+
+/** SecAction's one target: the operator always matches it. */
+const NO_TARGET: Entry[] = [['', '']]
+
+const isSpaceOrNbsp = (c: number) => c === 0x20 || (c >= 0x09 && c <= 0x0d) || c === 0xa0
+
+/** Whether ModSecurity 2.9's transformation reports a change (apache2/re_tfns.c). */
+function reportsChange(name: string, before: string, after: string): boolean {
+  switch (name) {
+    case 'cmdline':
+    case 'length':
+    case 'sha1':
+    case 'md5':
+    case 'hexencode':
+    case 'hexdecode':
+      return true
+    case 'base64decode':
+    case 'base64decodeext':
+    case 'base64encode':
+      return after.length > 0
+    case 'cssdecode':
+    case 'jsdecode':
+    case 'htmlentitydecode':
+    case 'escapeseqdecode':
+    case 'trim':
+    case 'trimleft':
+    case 'trimright':
+      return after.length !== before.length
+    case 'compresswhitespace':
+      // Only a run of two or more spaces counts; one tab made a space does not.
+      for (let i = 1; i < before.length; i++)
+        if (isSpaceOrNbsp(before.charCodeAt(i)) && isSpaceOrNbsp(before.charCodeAt(i - 1)))
+          return true
+      return false
+    default:
+      return after !== before
+  }
+}
+
+const BODY_COLLECTIONS = new Set([
+  'ARGS',
+  'ARGS_NAMES',
+  'ARGS_POST',
+  'ARGS_POST_NAMES',
+  'ARGS_COMBINED_SIZE',
+  'FILES',
+  'FILES_NAMES',
+  'FILES_COMBINED_SIZE',
+  'MULTIPART_PART_HEADERS',
+  'MULTIPART_STRICT_ERROR',
+  'MULTIPART_UNMATCHED_BOUNDARY',
+  'REQBODY_ERROR',
+  'XML',
+  'REQUEST_BODY',
+  'REQUEST_BODY_LENGTH',
+])
