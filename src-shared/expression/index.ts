@@ -51,23 +51,19 @@ export {
 } from './syntax/errors'
 
 export {
+  check,
+  clearCompileCache,
+  compile,
+  compileCredentialExpression,
+  compileExpression,
+  compileValue,
   parse,
   parseValue,
   parseWithStats,
-  MAX_EXPRESSION_LENGTH,
-  MAX_NESTING_DEPTH,
-  type ParseOptions,
-} from './syntax/parser'
-export { check, type CheckOptions, type CheckResult, type CheckWarning } from './syntax/checker'
-export {
-  clearCompileCache,
-  compile,
-  compileExpression,
-  compileValue,
-  type CompileOptions,
-  type CompiledExpression,
-  type CompiledValueExpression,
-} from './compile/compiler'
+} from './waf/language'
+export { MAX_EXPRESSION_LENGTH, MAX_NESTING_DEPTH, type ParseOptions } from './syntax/parser'
+export type { CheckOptions, CheckResult, CheckWarning } from './syntax/checker'
+export type { CompileOptions, CompiledExpression, CompiledValueExpression } from './compile/compile'
 export type { EvaluationContext, ListKind, ListMatcher } from './values/evaluation'
 export { print } from './syntax/printer'
 export {
@@ -100,24 +96,3 @@ export { compileRegex, type CompiledRegex } from './regex/regex'
 export { RegexSyntaxError } from './regex/tree'
 export { RequirementTable, type Need, type Needs } from './compile/requirement'
 export { compileWildcard, type CompiledWildcard } from './values/wildcard'
-
-import { compileValue, type CompileOptions, type CompiledValueExpression } from './compile/compiler'
-import { PHASE_MANAGED } from './waf/phases'
-
-/**
- * Compiles an exposed_credential_check `username_expression` / `password_expression`: a value
- * expression of type Bytes using only upper(), lower(), url_decode() and lookup_json_string(),
- * unnested, at most 1024 characters.
- */
-export function compileCredentialExpression(
-  text: string,
-  options: CompileOptions = {},
-): CompiledValueExpression {
-  return compileValue(text, {
-    phase: PHASE_MANAGED,
-    ...options,
-    expect: 'Bytes',
-    credentialExpression: true,
-    valueExpression: true,
-  })
-}

@@ -3,10 +3,11 @@
 // invalid input, shared by the renderer's CodeMirror editor and anything else that edits
 // expressions.
 
-import { compile, type CompileOptions } from './compile/compiler'
+import type { CompileOptions } from './compile/compile'
 import { isExpressionError } from './syntax/errors'
 import { PHASE_CUSTOM } from './waf/phases'
-import { LOGICAL_OPERATOR_SPELLINGS, parse, WORD_OPERATORS } from './syntax/parser'
+import { LOGICAL_OPERATOR_SPELLINGS, WORD_OPERATORS } from './syntax/operators'
+import { compile, parse } from './waf/language'
 import type { Scheme } from './scheme/scheme'
 import { WAF_SCHEME } from './waf/scheme'
 import { isArray, isMap, typeDisplay, type Type } from './values/types'

@@ -6,81 +6,50 @@
 // Missing values (an unset field, an absent map key, an index past the end, a function without
 // a result) make every comparison false, `!=` included, as the vendor's documentation says; `not`
 // then inverts. `nilNotEqual: true` gives the open-source engine's default instead (`!=` true).
+//
+// One piece over 500 lines: one class whose methods (values and calls, comparisons, element
+// streams for any()/all(), logical operators) recurse into each other over the tree and share the
+// scheme, the treatment of missing values and the shared values of one compilation.
 
-import type {
-  ComparisonNode,
-  Expression,
-  IndexNode,
-  IndexStep,
-  LiteralNode,
-  LogicalNode,
-  SetNode,
-} from '../syntax/ast'
-import { isLiteralNode, isLogicalNode } from '../syntax/ast'
-import { utf8Bytes } from '../values/bytes'
-import { check, type CheckOptions, type CheckResult, type CheckWarning } from '../syntax/checker'
-import { ExpressionError } from '../syntax/errors'
-import type { FunctionParam, FunctionImpl } from '../scheme/functions'
-import { compareIp, IpRangeSet } from '../values/ip'
-import { ipSetItemRange } from '../syntax/lexer'
-import { literalType, literalValue, parse, parseValue, type ParseOptions } from '../syntax/parser'
 import { compileRegex } from '../regex/regex'
 import { containsGate } from '../regex/prefilter'
-import { needsOfAll, needsOfAny, type Needs } from './requirement'
+import type { FunctionImpl, FunctionParam } from '../scheme/functions'
 import type { Scheme } from '../scheme/scheme'
-import { WAF_SCHEME } from '../waf/scheme'
-import { SharedValues } from './shared-value'
-import type { IpAddress, Type, Value } from '../values/types'
-import { arrayOf } from '../values/types'
-import { compileWildcard } from '../values/wildcard'
+import {
+  isLiteralNode,
+  isLogicalNode,
+  literalType,
+  literalValue,
+  type ComparisonNode,
+  type IndexNode,
+  type IndexStep,
+  type LiteralNode,
+  type LogicalNode,
+} from '../syntax/ast'
 import type { EvaluationContext } from '../values/evaluation'
-
-export interface CompileOptions extends ParseOptions, CheckOptions {
-  /** `!=` on a missing value is true (open-source wirefilter default); default false (vendor docs) */
-  readonly nilNotEqual?: boolean
-}
-
-export interface CompiledExpression {
-  readonly text: string
-  readonly expression: Expression
-  readonly fields: ReadonlySet<string>
-  readonly lists: ReadonlySet<string>
-  readonly warnings: readonly CheckWarning[]
-  /** the folded result when the expression does not depend on the request */
-  readonly constant: boolean | undefined
-  /** patterns the expression cannot be true without (see RequirementTable) */
-  readonly needs?: Needs
-  evaluate(ctx: EvaluationContext): boolean
-}
-
-export interface CompiledValueExpression {
-  readonly text: string
-  readonly expression: Expression
-  readonly type: Type
-  readonly fields: ReadonlySet<string>
-  readonly warnings: readonly CheckWarning[]
-  evaluate(ctx: EvaluationContext): Value | undefined
-}
-
-type BoolFn = (ctx: EvaluationContext) => boolean
-type VecFn = (ctx: EvaluationContext) => boolean[]
-type ValFn = (ctx: EvaluationContext) => Value | undefined
-
-type CompiledLogical =
-  | {
-      readonly kind: 'one'
-      readonly fn: BoolFn
-      readonly constant?: boolean
-      /** what the condition needs of a request to be true (requirement.ts) */
-      readonly needs?: Needs
-    }
-  | { readonly kind: 'vec'; readonly fn: VecFn }
-
-interface CompiledValue {
-  readonly fn: ValFn
-  /** set when the value is known at compile time */
-  readonly constant?: { readonly value: Value | undefined }
-}
+import { compareIp } from '../values/ip'
+import { arrayOf, type IpAddress, type Type, type Value } from '../values/types'
+import { compileWildcard } from '../values/wildcard'
+import {
+  constOne,
+  constValue,
+  elementsOf,
+  flatten,
+  mapEachCount,
+  setPredicate,
+  shortCircuit,
+  stepFn,
+  walkSteps,
+  type BoolFn,
+  type CompiledLogical,
+  type CompiledValue,
+  type ElementWalker,
+  type StepFn,
+  type ValFn,
+  type VecFn,
+} from './closures'
+import { needsOfAll, needsOfAny, type Needs } from './requirement'
+import { SharedValues } from './shared-value'
 
 const EMPTY_CTX: EvaluationContext = { fields: {} }
 
@@ -113,82 +82,7 @@ function valueKey(node: IndexNode | IndexNode['target']): string {
   )
 }
 
-function constOne(value: boolean): CompiledLogical {
-  return { kind: 'one', fn: value ? () => true : () => false, constant: value }
-}
-
-function constValue(value: Value | undefined): CompiledValue {
-  return { fn: () => value, constant: { value } }
-}
-
-/** The elements a `[*]` iterates: array items, or map values in the map's order. */
-function elementsOf(v: Value): readonly Value[] {
-  if (Array.isArray(v)) return v as readonly Value[]
-  if (v instanceof Map) return Array.from((v as ReadonlyMap<string, Value>).values())
-  return []
-}
-
-type StepFn = (v: Value) => Value | undefined
-
-function stepFn(step: IndexStep): StepFn {
-  if (step.kind === 'arrayIndex') {
-    const i = step.index
-    return (v) => (v as readonly Value[])[i]
-  }
-  if (step.kind === 'mapKey') {
-    const key = utf8Bytes(step.key)
-    return (v) => (v as ReadonlyMap<string, Value>).get(key)
-  }
-  throw new Error('mapEach is not a simple step')
-}
-
-/** Follows `steps` from each of `items`, expanding `[*]`; drops missing values. */
-function flatten(root: Value, steps: readonly IndexStep[]): Value[] {
-  let items: Value[] = [root]
-  for (const step of steps) {
-    const next: Value[] = []
-    if (step.kind === 'mapEach') {
-      for (const item of items) for (const el of elementsOf(item)) next.push(el)
-    } else {
-      const f = stepFn(step)
-      for (const item of items) {
-        const v = f(item)
-        if (v !== undefined) next.push(v)
-      }
-    }
-    items = next
-  }
-  return items
-}
-
-type ElementWalker = (ctx: EvaluationContext, visit: (v: Value) => boolean) => boolean
-type StepWalker = (v: Value, visit: (v: Value) => boolean) => boolean
-
-/** Applies `steps` to a value, expanding `[*]`, and visits the results until one says stop. */
-function walkSteps(steps: readonly IndexStep[]): StepWalker {
-  if (steps.length === 0) return (v, visit) => visit(v)
-  const [step, ...rest] = steps as [IndexStep, ...IndexStep[]]
-  const next = walkSteps(rest)
-  if (step.kind === 'mapEach') {
-    return (v, visit) => {
-      for (const el of elementsOf(v)) if (next(el, visit)) return true
-      return false
-    }
-  }
-  const f = stepFn(step)
-  return (v, visit) => {
-    const w = f(v)
-    return w !== undefined && next(w, visit)
-  }
-}
-
-function mapEachCount(n: IndexNode): number {
-  let c = 0
-  for (const s of n.indexes) if (s.kind === 'mapEach') c++
-  return c
-}
-
-class Compiler {
+export class Compiler {
   readonly shared: SharedValues
 
   constructor(
@@ -901,196 +795,4 @@ class Compiler {
       ...(needs === undefined ? {} : { needs }),
     }
   }
-}
-
-/** `and` / `or` of conditions, evaluated left to right until one decides. */
-function shortCircuit(rest: readonly BoolFn[], isAnd: boolean): BoolFn {
-  if (rest.length === 2) {
-    const [a, b] = rest as [BoolFn, BoolFn]
-    return isAnd ? (ctx) => a(ctx) && b(ctx) : (ctx) => a(ctx) || b(ctx)
-  }
-  if (rest.length === 3) {
-    const [a, b, c] = rest as [BoolFn, BoolFn, BoolFn]
-    return isAnd ? (ctx) => a(ctx) && b(ctx) && c(ctx) : (ctx) => a(ctx) || b(ctx) || c(ctx)
-  }
-  return isAnd
-    ? (ctx) => {
-        for (const f of rest) if (!f(ctx)) return false
-        return true
-      }
-    : (ctx) => {
-        for (const f of rest) if (f(ctx)) return true
-        return false
-      }
-}
-
-function setPredicate(set: SetNode): (v: Value) => boolean {
-  if (set.of === 'Bytes') {
-    const values = new Set(set.items.map((i) => (i.kind === 'bytes' ? i.value : '')))
-    return (v) => values.has(v as string)
-  }
-  if (set.of === 'Int') {
-    const ranges = set.items
-      .map((i) => (i.kind === 'intRange' ? [Number(i.start), Number(i.end)] : [0, -1]))
-      .filter(([a, b]) => (a as number) <= (b as number))
-      .sort((x, y) => (x[0] as number) - (y[0] as number))
-    const starts: number[] = []
-    const ends: number[] = []
-    for (const [a, b] of ranges as [number, number][]) {
-      const last = ends.length - 1
-      if (last >= 0 && a <= (ends[last] as number) + 1)
-        ends[last] = Math.max(ends[last] as number, b)
-      else {
-        starts.push(a)
-        ends.push(b)
-      }
-    }
-    if (starts.length <= 8) {
-      return (v) => {
-        const x = v as number
-        for (let i = 0; i < starts.length; i++)
-          if (x >= (starts[i] as number) && x <= (ends[i] as number)) return true
-        return false
-      }
-    }
-    return (v) => {
-      const x = v as number
-      let lo = 0
-      let hi = starts.length - 1
-      while (lo <= hi) {
-        const mid = (lo + hi) >> 1
-        if ((starts[mid] as number) <= x) lo = mid + 1
-        else hi = mid - 1
-      }
-      return hi >= 0 && x <= (ends[hi] as number)
-    }
-  }
-  const ips = new IpRangeSet(
-    set.items.flatMap((i) => (i.kind === 'ipItem' ? [ipSetItemRange(i.item)] : [])),
-  )
-  return (v) => ips.has(v as IpAddress)
-}
-
-// ---------------------------------------------------------------------------------------------
-// Entry points and cache
-
-type CacheEntry = { ok: CompiledExpression | CompiledValueExpression } | { error: ExpressionError }
-const caches = new WeakMap<Scheme, Map<string, CacheEntry>>()
-const CACHE_LIMIT = 5000
-
-function cacheKey(mode: string, text: string, o: CompileOptions): string {
-  return [
-    mode,
-    o.phase ?? '',
-    o.nilNotEqual ? 1 : 0,
-    o.expect === undefined ? '' : JSON.stringify(o.expect),
-    o.lists ? JSON.stringify(o.lists) : '',
-    o.credentialExpression ? 1 : 0,
-    o.valueExpression === undefined ? '' : o.valueExpression ? 1 : 0,
-    o.maxNestingDepth ?? '',
-    o.maxLength ?? '',
-    o.regexSizeLimit ?? '',
-    o.wildcardStarLimit ?? '',
-    o.lenient ? 1 : 0,
-    text,
-  ].join('\u0000')
-}
-
-function cached<T extends CompiledExpression | CompiledValueExpression>(
-  mode: string,
-  text: string,
-  options: CompileOptions,
-  build: () => T,
-): T {
-  const scheme = options.scheme ?? WAF_SCHEME
-  let cache = caches.get(scheme)
-  if (!cache) {
-    cache = new Map()
-    caches.set(scheme, cache)
-  }
-  const key = cacheKey(mode, text, options)
-  const hit = cache.get(key)
-  if (hit) {
-    cache.delete(key)
-    cache.set(key, hit)
-    if ('error' in hit) throw hit.error
-    return hit.ok as T
-  }
-  let entry: CacheEntry
-  try {
-    entry = { ok: build() }
-  } catch (e) {
-    if (!(e instanceof ExpressionError)) throw e
-    entry = { error: e }
-  }
-  if (cache.size >= CACHE_LIMIT) {
-    const oldest = cache.keys().next()
-    if (!oldest.done) cache.delete(oldest.value)
-  }
-  cache.set(key, entry)
-  if ('error' in entry) throw entry.error
-  return entry.ok as T
-}
-
-/** Compiles a checked filter expression tree (no cache). */
-export function compileExpression(
-  expression: Expression,
-  checked: CheckResult,
-  options: CompileOptions = {},
-): CompiledExpression {
-  const compiler = new Compiler(options.scheme ?? WAF_SCHEME, options.nilNotEqual ?? false)
-  const root = expression.root
-  if (!isLogicalNode(root)) throw new Error('a filter expression must be a condition')
-  const c = compiler.logical(root)
-  if (c.kind !== 'one') throw new Error('a filter expression must be Bool')
-  return {
-    text: expression.text,
-    expression,
-    fields: checked.fields,
-    lists: checked.lists,
-    warnings: checked.warnings,
-    constant: c.constant,
-    ...(c.needs === undefined ? {} : { needs: c.needs }),
-    evaluate: c.fn,
-  }
-}
-
-/**
- * Parses, checks and compiles a filter expression (cached by text and options). Throws
- * ExpressionError for any invalid expression.
- */
-export function compile(text: string, options: CompileOptions = {}): CompiledExpression {
-  return cached('filter', text, options, () => {
-    const expression = parse(text, options)
-    const checked = check(expression, options)
-    return compileExpression(expression, checked, options)
-  })
-}
-
-/**
- * Parses, checks and compiles a value expression, e.g. `url_decode(http.request.body.form["log"][0])`
- * or `lookup_json_string(http.request.body.raw, "email")`. `evaluate` gives the value (a binary
- * string for Bytes), or undefined when it is missing.
- */
-export function compileValue(text: string, options: CompileOptions = {}): CompiledValueExpression {
-  return cached('value', text, options, () => {
-    const expression = parseValue(text, options)
-    const checked = check(expression, { valueExpression: true, ...options })
-    const compiler = new Compiler(options.scheme ?? WAF_SCHEME, options.nilNotEqual ?? false)
-    const root = expression.root
-    const value = isLiteralNode(root) ? constValue(literalValue(root)) : compiler.arg(root)
-    return {
-      text,
-      expression,
-      type: checked.type,
-      fields: checked.fields,
-      warnings: checked.warnings,
-      evaluate: value.fn,
-    }
-  })
-}
-
-/** Forgets every cached compilation (for tests and benchmarks). */
-export function clearCompileCache(): void {
-  for (const scheme of [WAF_SCHEME]) caches.delete(scheme)
 }

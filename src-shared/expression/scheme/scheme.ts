@@ -22,6 +22,19 @@ export interface Scheme {
   readonly functions: ReadonlyMap<string, FunctionDefinition>
 }
 
+/**
+ * The scheme an expression is read in. The language's own entry points are told it; the public
+ * ones (waf/language.ts) default it to the vendor's.
+ */
+export interface InScheme {
+  readonly scheme: Scheme
+}
+
+/** The scheme and the ruleset phase an expression is checked for (see UseSite). */
+export interface SchemeAndPhase extends InScheme {
+  readonly phase: string
+}
+
 export interface SchemeInit {
   fields: Record<string, Type | Omit<FieldDefinition, 'name'>>
   functions?: Iterable<FunctionDefinition>

@@ -5,7 +5,7 @@
 // already typed by its left side.
 
 import type { IpSetItem } from './lexer'
-import type { IpAddress } from '../values/types'
+import { isArray, isMap, type IpAddress, type Type, type Value } from '../values/types'
 
 export interface Span {
   readonly start: number
@@ -166,4 +166,21 @@ export function isLogicalNode(n: ArgNode | LogicalNode): n is LogicalNode {
 
 export function isLiteralNode(n: ArgNode): n is LiteralNode {
   return n.kind === 'bytes' || n.kind === 'int' || n.kind === 'ip'
+}
+
+/** The value a literal node denotes at run time. */
+export function literalValue(n: LiteralNode): Value {
+  if (n.kind === 'int') return Number(n.value)
+  return n.value
+}
+
+export function literalType(n: LiteralNode): Type {
+  return n.kind === 'int' ? 'Int' : n.kind === 'ip' ? 'Ip' : 'Bytes'
+}
+
+/** Type of an index expression's target after its indexes (element type under `[*]`). */
+export function stepType(current: Type, step: IndexStep): Type | undefined {
+  if (step.kind === 'arrayIndex') return isArray(current) ? current.of : undefined
+  if (step.kind === 'mapKey') return isMap(current) ? current.of : undefined
+  return isArray(current) || isMap(current) ? current.of : undefined
 }

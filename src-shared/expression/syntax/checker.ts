@@ -22,16 +22,9 @@ import {
   type FunctionParam,
   type UseSite,
 } from '../scheme/functions'
-import { PHASE_CUSTOM } from '../waf/phases'
-import {
-  indexAccessMessage,
-  literalType,
-  literalValue,
-  stepType,
-  unsupportedOpMessage,
-} from './parser'
-import type { Scheme } from '../scheme/scheme'
-import { WAF_SCHEME } from '../waf/scheme'
+import { literalType, literalValue, stepType } from './ast'
+import { indexAccessMessage, unsupportedOpMessage } from './messages'
+import type { Scheme, SchemeAndPhase } from '../scheme/scheme'
 import {
   arrayOf,
   BOOL_ARRAY,
@@ -45,7 +38,7 @@ import type { ListKind } from '../values/evaluation'
 
 export interface CheckOptions {
   readonly scheme?: Scheme
-  /** the ruleset phase the expression belongs to; default http_request_firewall_custom */
+  /** the ruleset phase the expression belongs to; the public entry points default it to http_request_firewall_custom */
   readonly phase?: string
   /** the type the whole expression must have; default Bool for filters */
   readonly expect?: Type
@@ -84,11 +77,11 @@ class Checker {
 
   constructor(
     readonly text: string,
-    readonly options: CheckOptions,
+    readonly options: CheckOptions & SchemeAndPhase,
     valueExpression: boolean,
   ) {
-    this.scheme = options.scheme ?? WAF_SCHEME
-    this.site = { phase: options.phase ?? PHASE_CUSTOM, valueExpression }
+    this.scheme = options.scheme
+    this.site = { phase: options.phase, valueExpression }
   }
 
   fail(code: ExpressionErrorCode, message: string, at: Span, hint?: string): never {
@@ -266,7 +259,7 @@ class Checker {
  * Type-checks a parsed expression. Throws ExpressionError; returns the type, the fields and
  * lists it uses, and warnings (deprecated fields).
  */
-export function check(expression: Expression, options: CheckOptions = {}): CheckResult {
+export function check(expression: Expression, options: CheckOptions & SchemeAndPhase): CheckResult {
   const root = expression.root
   const isFilter = isLogicalNode(root)
   const checker = new Checker(expression.text, options, options.valueExpression ?? !isFilter)

@@ -10,19 +10,16 @@ import type {
   CallNode,
   ComparisonNode,
   ComparisonOp,
-  Expression,
   IndexNode,
   IndexStep,
   LiteralNode,
   LogicalNode,
   LogicalOp,
-  OrderingOp,
   SetItem,
   SetNode,
   Span,
 } from './ast'
 import { bytesToTextStrict } from '../values/bytes'
-import { ExpressionError } from './errors'
 import type { FunctionParam } from '../scheme/functions'
 import { paramErrorCode, paramErrorMessage } from '../scheme/functions'
 import {
@@ -49,26 +46,31 @@ import {
 } from './lexer'
 import { compileRegex, DEFAULT_REGEX_SIZE_LIMIT } from '../regex/regex'
 import { RegexSyntaxError } from '../regex/tree'
-import type { Scheme } from '../scheme/scheme'
-import { WAF_SCHEME } from '../waf/scheme'
+import type { InScheme, Scheme } from '../scheme/scheme'
 import {
   arrayOf,
   BOOL_ARRAY,
   isArray,
-  isMap,
-  typeDebug,
   typeEquals,
   typeMismatchMessage,
   type Type,
-  type Value,
 } from '../values/types'
+import { literalValue, stepType } from './ast'
+import {
+  indexAccessMessage,
+  rhsHint,
+  unknownIdentifierHint,
+  unsupportedOpHint,
+  unsupportedOpMessage,
+} from './messages'
+import { COMPARISON_OPS, LOGICAL_OPS, PRECEDENCE, type CmpOp } from './operators'
 import { compileWildcard, WildcardError } from '../values/wildcard'
 
 export const MAX_EXPRESSION_LENGTH = 4096
 export const MAX_NESTING_DEPTH = 128
 
 export interface ParseOptions {
-  /** fields and functions; default: the vendor's WAF scheme */
+  /** fields and functions; the public entry points default it to the vendor's WAF scheme */
   readonly scheme?: Scheme
   /** default 128 */
   readonly maxNestingDepth?: number
@@ -92,124 +94,8 @@ interface IndexTyped extends Typed<IndexNode> {
   mapEach: number
 }
 
-const LOGICAL_OPS: [string, LogicalOp, number][] = [
-  ['or', 'or', 0],
-  ['||', 'or', 0],
-  ['xor', 'xor', 1],
-  ['^^', 'xor', 1],
-  ['and', 'and', 2],
-  ['&&', 'and', 2],
-]
-
-const PRECEDENCE: Record<LogicalOp, number> = { or: 0, xor: 1, and: 2 }
-
-type CmpOp =
-  | { kind: 'in' }
-  | { kind: 'ordering'; op: OrderingOp }
-  | { kind: 'bitwiseAnd' }
-  | { kind: 'contains' }
-  | { kind: 'matches' }
-  | { kind: 'wildcard'; strict: boolean }
-
-const COMPARISON_OPS: [string, CmpOp][] = [
-  ['in', { kind: 'in' }],
-  ['eq', { kind: 'ordering', op: 'eq' }],
-  ['==', { kind: 'ordering', op: 'eq' }],
-  ['ne', { kind: 'ordering', op: 'ne' }],
-  ['!=', { kind: 'ordering', op: 'ne' }],
-  ['ge', { kind: 'ordering', op: 'ge' }],
-  ['>=', { kind: 'ordering', op: 'ge' }],
-  ['le', { kind: 'ordering', op: 'le' }],
-  ['<=', { kind: 'ordering', op: 'le' }],
-  ['gt', { kind: 'ordering', op: 'gt' }],
-  ['>', { kind: 'ordering', op: 'gt' }],
-  ['lt', { kind: 'ordering', op: 'lt' }],
-  ['<', { kind: 'ordering', op: 'lt' }],
-  ['&', { kind: 'bitwiseAnd' }],
-  ['bitwise_and', { kind: 'bitwiseAnd' }],
-  ['contains', { kind: 'contains' }],
-  ['~', { kind: 'matches' }],
-  ['matches', { kind: 'matches' }],
-  ['wildcard', { kind: 'wildcard', strict: false }],
-  ['strict wildcard', { kind: 'wildcard', strict: true }],
-]
-
-/** The spellings of every comparison operator, for tooling. */
-export const COMPARISON_OPERATOR_SPELLINGS: readonly string[] = COMPARISON_OPS.map(([s]) => s)
-export const LOGICAL_OPERATOR_SPELLINGS: readonly string[] = LOGICAL_OPS.map(([s]) => s)
-const isWord = (spelling: string) => /^[a-z_]+$/.test(spelling)
-/** The operators spelled as words (`and`, `eq`, `contains`, …), `not` included. */
-export const WORD_OPERATORS: ReadonlySet<string> = new Set(
-  [...LOGICAL_OPERATOR_SPELLINGS, ...COMPARISON_OPERATOR_SPELLINGS, 'not'].filter(isWord),
-)
-
-function span(start: number, end: number): Span {
+export function span(start: number, end: number): Span {
   return { start, end }
-}
-
-/** The value a literal node denotes at run time. */
-export function literalValue(n: LiteralNode): Value {
-  if (n.kind === 'int') return Number(n.value)
-  return n.value
-}
-
-export function literalType(n: LiteralNode): Type {
-  return n.kind === 'int' ? 'Int' : n.kind === 'ip' ? 'Ip' : 'Bytes'
-}
-
-/** Type of an index expression's target after its indexes (element type under `[*]`). */
-export function stepType(current: Type, step: IndexStep): Type | undefined {
-  if (step.kind === 'arrayIndex') return isArray(current) ? current.of : undefined
-  if (step.kind === 'mapKey') return isMap(current) ? current.of : undefined
-  return isArray(current) || isMap(current) ? current.of : undefined
-}
-
-export function indexAccessMessage(step: IndexStep, actual: Type): string {
-  const index =
-    step.kind === 'arrayIndex'
-      ? `ArrayIndex(${step.index})`
-      : step.kind === 'mapKey'
-        ? `MapKey(${JSON.stringify(step.key)})`
-        : 'MapEach'
-  return `cannot access index ${index} for type ${typeDebug(actual)}`
-}
-
-export function unsupportedOpMessage(t: Type): string {
-  return `cannot perform this operation on type ${typeDebug(t)}`
-}
-
-function unsupportedOpHint(t: Type): string | undefined {
-  if (t === 'Bool')
-    return 'a Bool field is a condition by itself: write it alone, or negate it with not'
-  if (isArray(t) || isMap(t)) {
-    return 'index the value first ([0] or ["name"]), or compare every element with [*] inside any(…) or all(…)'
-  }
-  return undefined
-}
-
-function rhsHint(t: Type, op: string): string {
-  if (t === 'Int') return `the right-hand side of ${op} on an Int must be an integer such as 80`
-  if (t === 'Ip')
-    return `the right-hand side of ${op} on an Ip must be an address such as 192.0.2.1`
-  return `the right-hand side of ${op} on Bytes must be a string such as "text"`
-}
-
-function levenshtein(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i)
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0] as number
-    row[0] = i
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = row[j] as number
-      row[j] = Math.min(
-        (row[j] as number) + 1,
-        (row[j - 1] as number) + 1,
-        prev + (a[i - 1] === b[j - 1] ? 0 : 1),
-      )
-      prev = tmp
-    }
-  }
-  return row[b.length] as number
 }
 
 function pushed<T>(items: readonly T[], item: T): readonly T[] {
@@ -217,27 +103,7 @@ function pushed<T>(items: readonly T[], item: T): readonly T[] {
   return items
 }
 
-function unknownIdentifierHint(scheme: Scheme, name: string): string | undefined {
-  if (name.length > 64) return undefined
-  const lower = name.toLowerCase()
-  if (WORD_OPERATORS.has(lower) && lower !== name) {
-    return `operators are lowercase: write "${lower}"`
-  }
-  let best: string | undefined
-  let bestDistance = Infinity
-  for (const candidate of [...scheme.fields.keys(), ...scheme.functions.keys()]) {
-    const d = levenshtein(name, candidate)
-    if (d < bestDistance) {
-      bestDistance = d
-      best = candidate
-    }
-  }
-  if (best !== undefined && bestDistance <= Math.max(2, Math.floor(name.length / 4)))
-    return `did you mean ${best}?`
-  return undefined
-}
-
-class Parser {
+export class Parser {
   depth = 0
   readonly scheme: Scheme
   readonly maxDepth: number
@@ -246,9 +112,9 @@ class Parser {
 
   constructor(
     readonly src: Source,
-    options: ParseOptions,
+    options: ParseOptions & InScheme,
   ) {
-    this.scheme = options.scheme ?? WAF_SCHEME
+    this.scheme = options.scheme
     this.maxDepth = options.maxNestingDepth ?? MAX_NESTING_DEPTH
     this.regexSizeLimit = options.regexSizeLimit ?? DEFAULT_REGEX_SIZE_LIMIT
     this.wildcardStarLimit = options.wildcardStarLimit ?? Infinity
@@ -909,118 +775,4 @@ function arityText(min: number, max: number | undefined): string {
   if (max === undefined) return `at least ${min} argument${min === 1 ? '' : 's'}`
   if (min === max) return `${min} argument${min === 1 ? '' : 's'}`
   return `${min} to ${max} arguments`
-}
-
-// ---------------------------------------------------------------------------------------------
-// Entry points
-
-function makeSource(text: string, options: ParseOptions): Source {
-  const start = text.length - text.trimStart().length
-  const end = Math.max(start, text.trimEnd().length)
-  return { text, start, end, lenient: options.lenient ?? false, steps: 0 }
-}
-
-function toError(e: unknown, text: string): never {
-  if (e instanceof LexFailure) {
-    throw new ExpressionError({
-      code: e.code,
-      message: e.message,
-      start: e.start,
-      end: e.end,
-      text,
-      ...(e.hint !== undefined ? { hint: e.hint } : {}),
-      ...(e.expectation !== undefined ? { expectation: e.expectation } : {}),
-    })
-  }
-  throw e
-}
-
-function checkLength(text: string, options: ParseOptions): void {
-  const max = options.maxLength ?? MAX_EXPRESSION_LENGTH
-  if (max > 0 && text.length > max) {
-    throw new ExpressionError({
-      code: 'too-long',
-      message: `the expression is ${text.length} characters long, but the limit is ${max}`,
-      start: max,
-      end: text.length,
-      text,
-      hint: 'split the rule, or move long value lists into a list ($name)',
-    })
-  }
-}
-
-function run(
-  text: string,
-  options: ParseOptions,
-  mode: 'filter' | 'value',
-  src: Source,
-): Expression {
-  checkLength(text, options)
-  const parser = new Parser(src, options)
-  try {
-    let result: { node: unknown; end: number }
-    if (mode === 'filter') result = parser.parseLogical(src.start)
-    else {
-      result = parser.parseFunctionArg(src.start)
-      // a value may also be a whole condition (`at and af`)
-      if (result.end < src.end && parser.lexCombiningOp(result.end).op !== undefined) {
-        result = parser.parseLogical(src.start)
-      }
-    }
-    if (result.end < src.end) eofError(src, result.end)
-    return { text, root: result.node as Expression['root'], span: span(src.start, src.end) }
-  } catch (e) {
-    if (e instanceof RangeError && /call stack/i.test(e.message)) {
-      fail(
-        'nesting',
-        `maximum nesting depth exceeded (limit: ${parser.maxDepth})`,
-        src.start,
-        src.end,
-      )
-    }
-    throw e
-  }
-}
-
-/** Parses a filter expression (a condition). Throws ExpressionError. */
-export function parse(text: string, options: ParseOptions = {}): Expression {
-  const src = makeSource(text, options)
-  try {
-    return run(text, options, 'filter', src)
-  } catch (e) {
-    return toError(e, text)
-  }
-}
-
-/**
- * Parses a value expression: a literal, a field or function call with indexes, or a condition
- * (e.g. `url_decode(http.request.body.form["log"][0])`). Throws ExpressionError.
- */
-export function parseValue(text: string, options: ParseOptions = {}): Expression {
-  const src = makeSource(text, options)
-  try {
-    return run(text, options, 'value', src)
-  } catch (e) {
-    return toError(e, text)
-  }
-}
-
-/** Parses and reports how much work the parser did (one step per character examined). */
-export function parseWithStats(
-  text: string,
-  options: ParseOptions = {},
-): { expression?: Expression; error?: ExpressionError; steps: number } {
-  const src = makeSource(text, options)
-  try {
-    const expression = run(text, options, 'filter', src)
-    return { expression, steps: src.steps }
-  } catch (e) {
-    try {
-      toError(e, text)
-    } catch (err) {
-      if (err instanceof ExpressionError) return { error: err, steps: src.steps }
-      throw err
-    }
-    throw e
-  }
 }
