@@ -5,6 +5,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { IncomingHttpHeaders } from 'node:http'
 import { ApiError, badRequest } from '@shared/api/errors'
+import { API_ERRORS } from '@shared/api/error-codes'
 
 export interface Credentials {
   apiToken: string
@@ -15,11 +16,20 @@ export interface Credentials {
 // What a token can look like; anything else in an Authorization header is malformed.
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]+$/
 
-const missing = () => badRequest(9106, 'Missing X-Auth-Key, X-Auth-Email or Authorization headers')
+const missing = () =>
+  badRequest(
+    API_ERRORS.missingCredentials,
+    'Missing X-Auth-Key, X-Auth-Email or Authorization headers',
+  )
 
 const malformed = () =>
-  badRequest(6003, 'Invalid request headers', {
-    error_chain: [{ code: 6111, message: 'Invalid format for Authorization header' }],
+  badRequest(API_ERRORS.invalidHeaders, 'Invalid request headers', {
+    error_chain: [
+      {
+        code: API_ERRORS.invalidAuthorizationHeader,
+        message: 'Invalid format for Authorization header',
+      },
+    ],
   })
 
 function sameSecret(given: string, expected: string): boolean {
@@ -41,7 +51,7 @@ export function authenticate(headers: IncomingHttpHeaders, credentials: Credenti
     const token = match?.[1]
     if (token === undefined || !TOKEN_SHAPE.test(token)) throw malformed()
     if (!sameSecret(token, credentials.apiToken)) {
-      throw new ApiError(403, 9109, 'Invalid access token')
+      throw new ApiError(403, API_ERRORS.unauthorized, 'Invalid access token')
     }
     return
   }
@@ -50,6 +60,6 @@ export function authenticate(headers: IncomingHttpHeaders, credentials: Credenti
   if (email === undefined || key === undefined) throw missing()
   const emailMatches = sameSecret(email.toLowerCase(), credentials.email.toLowerCase())
   if (!(sameSecret(key, credentials.apiKey) && emailMatches)) {
-    throw new ApiError(403, 10000, 'Authentication error')
+    throw new ApiError(403, API_ERRORS.authenticationError, 'Authentication error')
   }
 }

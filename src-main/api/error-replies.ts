@@ -17,6 +17,7 @@ import {
 import { MAX_JSON_DEPTH, jsonTextNestsDeeperThan } from '@shared/api/limits'
 import { failed } from './envelope'
 import type { ApiServer } from './server'
+import { API_ERRORS } from '@shared/api/error-codes'
 
 /** The longest path parameter the router accepts (a vendor id is 32 characters). */
 export const MAX_PARAM_LENGTH = 200
@@ -36,13 +37,23 @@ function sqliteCode(error: Error): string | undefined {
 function storageFault(error: Error): ApiError | undefined {
   const code = sqliteCode(error)
   if (code === 'SQLITE_TOOBIG') {
-    return new ApiError(413, 6010, `Request holds a value larger than storage accepts (${code})`)
+    return new ApiError(
+      413,
+      API_ERRORS.bodyTooLarge,
+      `Request holds a value larger than storage accepts (${code})`,
+    )
   }
   if (code?.startsWith('SQLITE_CONSTRAINT')) {
-    return badRequest(1001, `Invalid request: it conflicts with what is stored (${code})`)
+    return badRequest(
+      API_ERRORS.invalidRequest,
+      `Invalid request: it conflicts with what is stored (${code})`,
+    )
   }
   if (code === 'SQLITE_MISMATCH') {
-    return badRequest(1001, `Invalid request: a value is out of range (${code})`)
+    return badRequest(
+      API_ERRORS.invalidRequest,
+      `Invalid request: a value is out of range (${code})`,
+    )
   }
   return undefined
 }
@@ -62,26 +73,35 @@ export function toApiError(error: FastifyError, bodyLimit: number): ApiError {
       error.validationContext === 'body' && first !== undefined
         ? { source: { pointer: first.instancePath || '/' } }
         : undefined
-    return badRequest(1001, `Invalid request: ${detail}`, pointer)
+    return badRequest(API_ERRORS.invalidRequest, `Invalid request: ${detail}`, pointer)
   }
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return badRequest(6003, 'Invalid request headers', {
+      return badRequest(API_ERRORS.invalidHeaders, 'Invalid request headers', {
         error_chain: [
-          { code: 6105, message: 'Invalid Content-Type header, valid values are application/json' },
+          {
+            code: API_ERRORS.invalidContentHeader,
+            message: 'Invalid Content-Type header, valid values are application/json',
+          },
         ],
       })
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return payloadTooLarge(bodyLimit)
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return badRequest(6007, 'Malformed JSON in request body: the body is empty')
+      return badRequest(
+        API_ERRORS.malformedBody,
+        'Malformed JSON in request body: the body is empty',
+      )
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return badRequest(6007, `Malformed JSON in request body: ${error.message}`)
+      return badRequest(
+        API_ERRORS.malformedBody,
+        `Malformed JSON in request body: ${error.message}`,
+      )
     case 'FST_ERR_MAX_PARAM_LENGTH':
       return new ApiError(
         414,
-        1001,
+        API_ERRORS.invalidRequest,
         `Invalid request: a path segment is longer than ${MAX_PARAM_LENGTH} characters`,
       )
   }
@@ -89,9 +109,13 @@ export function toApiError(error: FastifyError, bodyLimit: number): ApiError {
   if (fault !== undefined) return fault
   const status = error.statusCode
   if (status !== undefined && status >= 400 && status < 500) {
-    return new ApiError(status, 1001, `Invalid request: ${error.message}`)
+    return new ApiError(status, API_ERRORS.invalidRequest, `Invalid request: ${error.message}`)
   }
-  return new ApiError(500, 10001, 'Internal error: the workbench failed to answer; see its log')
+  return new ApiError(
+    500,
+    API_ERRORS.internalError,
+    'Internal error: the workbench failed to answer; see its log',
+  )
 }
 
 /** Fastify's error handler: every failure in the envelope; only our own faults are logged. */
@@ -126,14 +150,21 @@ function clientFault(code: string): ApiError {
   if (code === 'HPE_HEADER_OVERFLOW') {
     return new ApiError(
       431,
-      6003,
+      API_ERRORS.invalidHeaders,
       `Invalid request headers: the request line and headers exceed ${maxHeaderSize} bytes`,
     )
   }
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return new ApiError(408, 1001, 'Invalid request: the request was not received in time')
+    return new ApiError(
+      408,
+      API_ERRORS.invalidRequest,
+      'Invalid request: the request was not received in time',
+    )
   }
-  return badRequest(1001, `Invalid request: not a well-formed HTTP request (${code})`)
+  return badRequest(
+    API_ERRORS.invalidRequest,
+    `Invalid request: not a well-formed HTTP request (${code})`,
+  )
 }
 
 /**

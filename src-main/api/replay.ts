@@ -12,6 +12,7 @@ import { SimulatedRequest } from '@shared/api/simulate'
 import { harEntries, trafficLines } from '@shared/replay/traffic'
 import type { ZoneRegistry } from '../zones/registry'
 import { ok } from './envelope'
+import { API_ERRORS } from '@shared/api/error-codes'
 
 /** A traffic file may be large: a day of a busy site's requests. */
 export const REPLAY_BODY_LIMIT = 256 * 1024 * 1024
@@ -36,7 +37,7 @@ export function parseReplay(text: string): SimulatedRequest[] {
       if (!Value.Check(HarEntry, entry)) {
         const [first] = Value.Errors(HarEntry, entry)
         throw badRequest(
-          1001,
+          API_ERRORS.invalidRequest,
           `HAR entry ${index} is not a request: ${first?.instancePath || '/'} ${first?.message ?? 'is invalid'}`,
         )
       }
@@ -60,12 +61,15 @@ export function parseReplay(text: string): SimulatedRequest[] {
     try {
       parsed = JSON.parse(line)
     } catch (error) {
-      throw badRequest(6007, `Line ${number} is not JSON: ${(error as Error).message}`)
+      throw badRequest(
+        API_ERRORS.malformedBody,
+        `Line ${number} is not JSON: ${(error as Error).message}`,
+      )
     }
     if (!Value.Check(SimulatedRequest, parsed)) {
       const [first] = Value.Errors(SimulatedRequest, parsed)
       throw badRequest(
-        1001,
+        API_ERRORS.invalidRequest,
         `Line ${number} is not a request description: ${first?.instancePath || '/'} ${first?.message ?? 'is invalid'}`,
       )
     }

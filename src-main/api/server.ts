@@ -26,6 +26,7 @@ import {
 } from './error-replies'
 import { normaliseTarget } from './request-target'
 import type { UiSessions } from './ui-session'
+import { API_ERRORS } from '@shared/api/error-codes'
 
 /**
  * Who may call a route: `credentials`, the API's token or global key (the default); `session`,
@@ -161,12 +162,19 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     if (!loopback) {
       return send(
         reply,
-        new ApiError(403, 1000, 'Host not allowed: the workbench answers only to loopback names'),
+        new ApiError(
+          403,
+          API_ERRORS.forbidden,
+          'Host not allowed: the workbench answers only to loopback names',
+        ),
       )
     }
     const origin = request.headers.origin
     if (origin !== undefined && origin !== `http://${request.headers.host}`) {
-      return send(reply, new ApiError(403, 1000, `Cross-origin requests are refused (${origin})`))
+      return send(
+        reply,
+        new ApiError(403, API_ERRORS.forbidden, `Cross-origin requests are refused (${origin})`),
+      )
     }
     if (accessOf(request) === 'public') return
     if (accessOf(request) === 'session' && options.sessions?.holds(request.headers)) return

@@ -15,6 +15,7 @@ import {
   type ServiceInfo,
 } from '@shared/bridge'
 import type { ObjectInspector } from '../zones/inspector'
+import { API_ERRORS } from '@shared/api/error-codes'
 
 export interface BridgeDependencies {
   inspector: ObjectInspector
@@ -35,13 +36,13 @@ export function createBridge({ inspector, serviceInfo, callApi }: BridgeDependen
     callApi,
     importCredentialList: async () => {
       throw badRequest(
-        1001,
+        API_ERRORS.invalidRequest,
         'This shell has no file dialog: upload the list to POST /workbench/v1/bridge/importCredentialList?kind=…&name=… with its content as the body',
       )
     },
     saveFile: async () => {
       throw badRequest(
-        1001,
+        API_ERRORS.invalidRequest,
         'This shell has no save dialog: export the file from GET /workbench/v1/zones/{id}/export',
       )
     },
@@ -55,14 +56,21 @@ export async function invokeBridge(
   input: unknown,
 ): Promise<unknown> {
   if (!isBridgeOperation(operation)) {
-    throw new ApiError(404, 7003, `Unknown workbench operation ${JSON.stringify(operation)}`)
+    throw new ApiError(
+      404,
+      API_ERRORS.couldNotRoute,
+      `Unknown workbench operation ${JSON.stringify(operation)}`,
+    )
   }
   const schema = BRIDGE_INPUTS[operation]
   const argument = input ?? {}
   if (!Value.Check(schema, argument)) {
     const [first] = Value.Errors(schema, argument)
     const where = first?.instancePath ? ` at ${first.instancePath}` : ''
-    throw badRequest(1001, `Invalid input for ${operation}${where}: ${first?.message ?? 'invalid'}`)
+    throw badRequest(
+      API_ERRORS.invalidRequest,
+      `Invalid input for ${operation}${where}: ${first?.message ?? 'invalid'}`,
+    )
   }
   const handler = bridge[operation] as (input: unknown) => Promise<unknown>
   return handler(argument)
@@ -87,7 +95,7 @@ export async function answerBridgeCall(
     return {
       ok: false,
       status: 500,
-      errors: [{ code: 10001, message: 'Internal error; see the log' }],
+      errors: [{ code: API_ERRORS.internalError, message: 'Internal error; see the log' }],
     }
   }
 }

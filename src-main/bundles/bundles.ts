@@ -13,7 +13,6 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
-  BUNDLE_ERRORS,
   BUNDLE_FORMAT,
   BUNDLE_VERSION,
   type BundleContent,
@@ -36,6 +35,7 @@ import { diffConfigurations } from './diff'
 import { checkBundle } from './document'
 import { eventLogSettings, readConfiguration, type ZoneContent } from './read'
 import { plural } from '@shared/plural'
+import { API_ERRORS, BUNDLE_ERRORS } from '@shared/api/error-codes'
 
 export interface BundlesOptions {
   zones: ZoneRegistry
@@ -104,7 +104,7 @@ export class Bundles {
     const { zone } = after
     if (!isValidZoneName(zone.name)) {
       throw badRequest(
-        1099,
+        API_ERRORS.invalidZoneName,
         `${JSON.stringify(zone.name)} is not a valid domain name for a zone.`,
         {
           source: { pointer: '/zone/name' },
@@ -132,7 +132,7 @@ export class Bundles {
   private async create(after: BundleContent, options: ImportOptions): Promise<BundleImportResult> {
     const record: ZoneRecord = { ...after.zone }
     if (await this.zones.holds(record.id)) {
-      throw badRequest(1061, `A zone with the id ${record.id} exists.`, {
+      throw badRequest(API_ERRORS.exists, `A zone with the id ${record.id} exists.`, {
         source: { pointer: '/zone/id' },
       })
     }

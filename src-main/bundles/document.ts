@@ -3,8 +3,9 @@
 
 import { Ajv, type ErrorObject } from 'ajv'
 import { badRequest } from '@shared/api/errors'
-import { BUNDLE_ERRORS, BUNDLE_FORMAT, BUNDLE_VERSION, ZoneBundle } from '@shared/api/bundle'
+import { BUNDLE_FORMAT, BUNDLE_VERSION, ZoneBundle } from '@shared/api/bundle'
 import { withSortedKeys } from '@shared/sorted-keys'
+import { BUNDLE_ERRORS } from '@shared/api/error-codes'
 
 const validate = new Ajv({ allErrors: false, strict: false }).compile<ZoneBundle>(ZoneBundle)
 

@@ -5,8 +5,9 @@
 
 import type { Envelope } from '@shared/api/envelope'
 import { ApiError, badRequest } from '@shared/api/errors'
-import { REMOTE_ERRORS, type RemoteTarget } from '@shared/api/remote'
+import { type RemoteTarget } from '@shared/api/remote'
 import { isLoopbackHost } from '../api/server'
+import { REMOTE_ERRORS } from '@shared/api/error-codes'
 
 /** A remote that does not answer within this long is unreachable. */
 const TIMEOUT_MS = 30_000

@@ -13,12 +13,13 @@ import {
   type BundlePreviousWaf,
 } from '@shared/api/bundle'
 import { badRequest } from '@shared/api/errors'
-import { REMOTE_ERRORS, type RemoteTarget } from '@shared/api/remote'
+import { type RemoteTarget } from '@shared/api/remote'
 import { PHASES } from '@shared/api/rulesets'
 import type { WafGroup, WafRule } from '@shared/api/waf'
 import type { Zone } from '@shared/api/zones'
 import type { LegacyCatalog } from '../zones/previous-waf/catalog'
 import { refusedRead, type RemoteClient } from './remote-client'
+import { REMOTE_ERRORS } from '@shared/api/error-codes'
 
 /** The remote's configuration: a bundle's content but for the workbench's own settings. */
 export type RemoteContent = Omit<BundleContent, 'firewall_settings' | 'event_log_settings'>

@@ -5,7 +5,6 @@
 // is kept: they live in the RemoteClient of one request.
 
 import {
-  BUNDLE_ERRORS,
   BUNDLE_FORMAT,
   BUNDLE_VERSION,
   type BundleContent,
@@ -13,7 +12,6 @@ import {
 } from '@shared/api/bundle'
 import { ApiError, badRequest } from '@shared/api/errors'
 import {
-  REMOTE_ERRORS,
   type AppliedCall,
   type RemoteApplyResult,
   type RemoteCall,
@@ -29,6 +27,7 @@ import type { Bundles } from './bundles'
 import { RemoteClient, remoteMessages } from './remote-client'
 import { planRemote } from './remote-plan'
 import { findRemoteZone, readRemote } from './remote-read'
+import { BUNDLE_ERRORS, REMOTE_ERRORS } from '@shared/api/error-codes'
 
 export interface RemoteOptions {
   bundles: Bundles

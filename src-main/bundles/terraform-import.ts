@@ -12,7 +12,6 @@
 // read-only) is the existing zone's, or the defaults of a new one.
 
 import {
-  BUNDLE_ERRORS,
   BUNDLE_FORMAT,
   BUNDLE_VERSION,
   type BundleFilter,
@@ -29,6 +28,7 @@ import type { ZonePlan } from '@shared/api/zones'
 import { DEFAULT_EVENT_LIMITS } from '../zones/events'
 import { newVendorId, vendorTimestamp } from '../zones/vendor-format'
 import { HclSyntaxError, parseHcl, type HclBlock, type HclNode, type HclSpan } from './hcl-parse'
+import { BUNDLE_ERRORS } from '@shared/api/error-codes'
 
 export interface TerraformImportOptions {
   /** the file's name, for errors */

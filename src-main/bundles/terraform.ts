@@ -16,7 +16,6 @@ import type {
   ZoneBundle,
 } from '@shared/api/bundle'
 import { badRequest } from '@shared/api/errors'
-import { BUNDLE_ERRORS } from '@shared/api/bundle'
 import {
   attribute,
   block,
@@ -28,6 +27,7 @@ import {
   type HclBodyItem,
   type HclValue,
 } from './hcl'
+import { BUNDLE_ERRORS } from '@shared/api/error-codes'
 
 export const TERRAFORM_PROVIDERS = ['v5', 'v4', 'v3'] as const
 export type TerraformProvider = (typeof TERRAFORM_PROVIDERS)[number]

@@ -3,9 +3,13 @@
 
 import { basename } from 'node:path'
 import { badRequest } from '@shared/api/errors'
+import { API_ERRORS } from '@shared/api/error-codes'
 
 export function fileFault(doing: 'read' | 'write', file: string, error: unknown): Error {
   const { code, syscall } = error as NodeJS.ErrnoException
   if (syscall === undefined) return error as Error
-  return badRequest(1001, `Cannot ${doing} ${basename(file)} (${code ?? syscall})`)
+  return badRequest(
+    API_ERRORS.invalidRequest,
+    `Cannot ${doing} ${basename(file)} (${code ?? syscall})`,
+  )
 }

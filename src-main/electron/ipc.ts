@@ -6,6 +6,7 @@
 import { ipcMain, type IpcMainInvokeEvent } from 'electron'
 import { BRIDGE_OPERATIONS, type Bridge, type BridgeOutcome } from '@shared/bridge'
 import { answerBridgeCall } from '../bridge'
+import { API_ERRORS } from '@shared/api/error-codes'
 
 export const ipcChannel = (operation: string) => `bridge:${operation}`
 
@@ -18,7 +19,11 @@ export function registerBridgeIpc(
       ipcChannel(operation),
       async (event, input: unknown): Promise<BridgeOutcome<unknown>> => {
         if (!isOwnFrame(event)) {
-          return { ok: false, status: 403, errors: [{ code: 10000, message: 'Unknown sender' }] }
+          return {
+            ok: false,
+            status: 403,
+            errors: [{ code: API_ERRORS.authenticationError, message: 'Unknown sender' }],
+          }
         }
         return answerBridgeCall(bridge, operation, input)
       },

@@ -19,7 +19,6 @@ import {
   carriedOver,
   checkMigration,
   DEFAULT_SWITCH_MS,
-  MIGRATION_ERRORS,
   migrationConfig,
   migrationSnapshot,
   migrationState,
@@ -34,6 +33,7 @@ import type { ZoneRegistry } from './registry'
 import { newVendorId, vendorTimestamp } from './vendor-format'
 import { Rulesets } from './rulesets/rulesets'
 import type { ZoneObject, ZoneRecord } from './zone-object'
+import { MIGRATION_ERRORS } from '@shared/api/error-codes'
 
 /** Whose rulesets: a zone's, or the account's. */
 export type RulesetOwner = { zoneId: string } | { accountId: string }

@@ -29,6 +29,7 @@ import type {
 } from '@shared/api/credentials'
 import type { ObjectContext, ObjectNamespace } from '../objects'
 import { migrateSchema } from './zone-object'
+import { API_ERRORS } from '@shared/api/error-codes'
 
 const SCHEMA: readonly string[] = [
   `CREATE TABLE leaked (hash TEXT NOT NULL, kind TEXT NOT NULL, count INTEGER NOT NULL,
@@ -292,7 +293,7 @@ export async function importHashList(
     if (batch.length > 0) await flush()
     if (progress.added === 0) {
       throw badRequest(
-        1001,
+        API_ERRORS.invalidRequest,
         progress.skipped === 0
           ? "Invalid request: the upload is empty; send the list's content as the request body"
           : `Invalid request: no line of the list is HASH or HASH:COUNT (${progress.skipped} skipped)`,

@@ -22,6 +22,7 @@ import { spawn } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { badRequest } from '@shared/api/errors'
 import type { ObjectQueryResult } from '@shared/bridge'
+import { API_ERRORS } from '@shared/api/error-codes'
 
 export interface QueryBudget {
   /** Wall-clock time from starting the process to its answer. */
@@ -144,7 +145,7 @@ export function runQuery(
       if (stopped) {
         reject(
           badRequest(
-            1001,
+            API_ERRORS.invalidRequest,
             `Query stopped after ${budget.timeMs / 1000} s: the inspector runs a query for at most that long.`,
           ),
         )
@@ -155,12 +156,18 @@ export function runQuery(
         // The query's own doing as far as anyone can tell (memory, most likely), so a 400.
         const how = signal === null ? `exit code ${code}` : `signal ${signal}`
         const said = stderr.trim().split('\n').at(-1) ?? ''
-        reject(badRequest(1001, `The query ended without an answer (${how}). ${said}`.trim()))
+        reject(
+          badRequest(
+            API_ERRORS.invalidRequest,
+            `The query ended without an answer (${how}). ${said}`.trim(),
+          ),
+        )
         return
       }
       const answer = JSON.parse(output) as ChildAnswer
       if ('result' in answer) resolve(answer.result)
-      else if ('sqlError' in answer) reject(badRequest(1001, `SQL error: ${answer.sqlError}`))
+      else if ('sqlError' in answer)
+        reject(badRequest(API_ERRORS.invalidRequest, `SQL error: ${answer.sqlError}`))
       else reject(new Error(`The inspector could not open the database image: ${answer.failure}`))
     })
     // A child killed before it read everything closes stdin under the write: that is not news.

@@ -7,6 +7,7 @@
 import { badRequest } from '@shared/api/errors'
 import { splitStatements } from '../storage/sql/split'
 import { keyword, type Token } from '../storage/sql/tokenize'
+import { API_ERRORS } from '@shared/api/error-codes'
 
 type PragmaArgument = 'none' | 'optional' | 'required'
 
@@ -58,13 +59,17 @@ const ALLOWED =
   Object.keys(READ_ONLY_PRAGMAS).join(', ')
 
 const refuse = (why: string) =>
-  badRequest(1001, `Only read-only SQL runs here: ${why}. Allowed: ${ALLOWED}.`)
+  badRequest(
+    API_ERRORS.invalidRequest,
+    `Only read-only SQL runs here: ${why}. Allowed: ${ALLOWED}.`,
+  )
 
 /** The one statement of `sql` to run, or a 400 saying why it may not run. */
 export function readOnlyStatement(sql: string): string {
   const statements = splitStatements(sql)
   const [statement] = statements
-  if (statement === undefined) throw badRequest(1001, 'There is no SQL statement to run.')
+  if (statement === undefined)
+    throw badRequest(API_ERRORS.invalidRequest, 'There is no SQL statement to run.')
   if (statements.length > 1) throw refuse('one statement at a time')
   checkStatement(statement.tokens)
   return statement.text

@@ -24,6 +24,7 @@ import type { Storage } from '../storage'
 import { runQuery, type QueryBudget } from './inspector-process'
 import { readOnlyStatement } from './inspector-sql'
 import { ACCOUNT, type ZoneObjects } from './registry'
+import { API_ERRORS } from '@shared/api/error-codes'
 
 const QUERY_BUDGET: QueryBudget = {
   timeMs: 5_000,
@@ -55,7 +56,8 @@ export class ObjectInspector {
     const known = this.namespace(name)
       .ids()
       .some((id) => id.toString() === objectId)
-    if (!known) throw badRequest(1001, `No ${name} object has the id ${objectId}`)
+    if (!known)
+      throw badRequest(API_ERRORS.invalidRequest, `No ${name} object has the id ${objectId}`)
   }
 
   private look<R>(
@@ -153,7 +155,7 @@ export class ObjectInspector {
       // with code 971 and this message (https://github.com/cloudflare/workers-sdk/issues/10025).
       throw new ApiError(
         429,
-        971,
+        API_ERRORS.tooManyRequests,
         `Please wait and consider throttling your request speed: ${MAX_WAITING_QUERIES} inspector queries are waiting to run.`,
       )
     }

@@ -13,6 +13,7 @@ import {
   type PageRuleEdit,
 } from '@shared/api/waf'
 import type { ObjectContext } from '../objects'
+import { PAGE_RULE_ERRORS } from '@shared/api/error-codes'
 
 export const PAGE_RULES_SCHEMA: readonly string[] = [
   `CREATE TABLE page_rules (
@@ -20,8 +21,6 @@ export const PAGE_RULES_SCHEMA: readonly string[] = [
      status TEXT NOT NULL, created_on TEXT NOT NULL, modified_on TEXT NOT NULL,
      seq INTEGER NOT NULL)`,
 ]
-
-export const PAGE_RULE_ERRORS = { invalid: 1004, quota: 1005 } as const
 
 const invalid = (reason: string) =>
   badRequest(PAGE_RULE_ERRORS.invalid, `Page Rule validation failed: ${reason}`)

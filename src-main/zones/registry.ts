@@ -24,6 +24,7 @@ import { EventLog } from './events'
 import { planInfo, resolvePlan } from './plans'
 import { newVendorId, vendorTimestamp } from './vendor-format'
 import { ZoneObject, type ZoneRecord } from './zone-object'
+import { API_ERRORS } from '@shared/api/error-codes'
 
 export const ACCOUNT = { id: '01a7362d577a6c3019a474fd6f485823', name: 'Zone Workbench' }
 
@@ -170,7 +171,7 @@ export class ZoneRegistry {
     const name = checkedName(input.name)
     const plan = input.plan === undefined ? 'free' : checkedPlan(input.plan)
     if (input.account !== undefined && input.account.id !== ACCOUNT.id) {
-      throw new ApiError(403, 9109, 'Unauthorized to access requested resource')
+      throw new ApiError(403, API_ERRORS.unauthorized, 'Unauthorized to access requested resource')
     }
     if (input.waf_product === 'previous' && plan === 'free') throw previousProductOnFree()
     const at = vendorTimestamp(this.clock.now())
@@ -202,7 +203,8 @@ export class ZoneRegistry {
     return this.exclusively(record.id, async () => {
       await this.account((a) => {
         if (a.holderOf(record.name) !== undefined) throw duplicate(record.name)
-        if (a.holds(record.id)) throw badRequest(1061, `A zone with the id ${record.id} exists.`)
+        if (a.holds(record.id))
+          throw badRequest(API_ERRORS.exists, `A zone with the id ${record.id} exists.`)
         a.addPending({ id: record.id, name: record.name, created_on: record.created_on })
       })
       try {
@@ -314,7 +316,8 @@ export class ZoneRegistry {
         throw error
       }
       const refusal = await this.settleRestore(id, intent)
-      if (refusal !== undefined) throw badRequest(1002, `Cannot restore to ${bookmark}: ${refusal}`)
+      if (refusal !== undefined)
+        throw badRequest(API_ERRORS.restoreRefused, `Cannot restore to ${bookmark}: ${refusal}`)
       return { restored: bookmark, undo }
     })
   }
@@ -360,7 +363,7 @@ export class ZoneRegistry {
     } catch (error) {
       // History refuses malformed and foreign bookmarks, and points outside its 30-day window.
       throw badRequest(
-        1002,
+        API_ERRORS.restoreRefused,
         `Cannot restore to ${bookmark}: ${error instanceof Error ? error.message : String(error)}`,
       )
     }
@@ -458,12 +461,12 @@ export class ZoneRegistry {
   }
 }
 
-const duplicate = (name: string) => badRequest(1061, `${name} already exists.`)
+const duplicate = (name: string) => badRequest(API_ERRORS.exists, `${name} already exists.`)
 
 /** The refusal of the previous product on the Free plan (`details` may point at the plan). */
 export const previousProductOnFree = (details?: ApiError['details']) =>
   badRequest(
-    1004,
+    API_ERRORS.invalidSetting,
     'The previous WAF managed rules need a Pro, Business or Enterprise plan: a Free zone cannot run them.',
     details,
   )
@@ -471,7 +474,10 @@ export const previousProductOnFree = (details?: ApiError['details']) =>
 function checkedName(raw: string): string {
   const name = raw.trim().toLowerCase().replace(/\.$/, '')
   if (!isValidZoneName(name)) {
-    throw badRequest(1099, `${JSON.stringify(raw)} is not a valid domain name for a zone.`)
+    throw badRequest(
+      API_ERRORS.invalidZoneName,
+      `${JSON.stringify(raw)} is not a valid domain name for a zone.`,
+    )
   }
   return name
 }
@@ -480,7 +486,7 @@ function checkedPlan(plan: ZonePlan | { id: string }): ZonePlan {
   const resolved = resolvePlan(plan)
   if (resolved === undefined) {
     throw badRequest(
-      1004,
+      API_ERRORS.invalidSetting,
       `Unknown plan ${JSON.stringify(plan)}: use free, pro, business or enterprise.`,
     )
   }

@@ -28,7 +28,6 @@ import type { LegacyCatalog } from './previous-waf/catalog'
 import { enginePreviousWaf } from './previous-waf/engine-input'
 import {
   managedRulesetsRun,
-  MIGRATION_ERRORS,
   migrationConfig,
   migrationSnapshot,
   migrationState,
@@ -40,6 +39,7 @@ import type { NewSecurityEvent } from './events'
 import { systemClock, type Clock } from '../objects'
 import { ACCOUNT, type ZoneRegistry } from './registry'
 import type { ZoneEvents } from './zone-events'
+import { MIGRATION_ERRORS } from '@shared/api/error-codes'
 
 interface Gathered {
   zoneEntrypoint?: Ruleset

@@ -26,20 +26,6 @@ import { WAF_PRODUCTS, ZONE_PLANS, ZONE_TYPES } from './zones'
 export const BUNDLE_FORMAT = 'zone-workbench/bundle'
 export const BUNDLE_VERSION = 1
 
-/** The workbench's own error codes for bundles (the vendor has no such operation). */
-export const BUNDLE_ERRORS = {
-  /** an export format the workbench does not write */
-  unknownFormat: 10500,
-  /** not a bundle, or a version this workbench does not read */
-  notABundle: 10501,
-  /** the document breaks the bundle's schema */
-  schema: 10502,
-  /** the bundle cannot become this zone (its WAF product differs, a section does not apply) */
-  conflict: 10503,
-  /** a Terraform file that cannot become a bundle: its syntax, or a value that is not literal */
-  terraform: 10504,
-} as const
-
 const Id = Type.String({ pattern: '^[0-9a-f]{32}$' })
 const Timestamp = Type.String({ minLength: 1, maxLength: 64 })
 const Version = Type.String({ pattern: '^[1-9][0-9]{0,9}$' })

@@ -1,8 +1,9 @@
 // One error type for every failure a user can cause: the API answers it in the vendor's envelope
 // with its HTTP status, the bridge carries it to the renderer, and the zones layer throws it.
-// The codes are the vendor's where it publishes them (docs/vendor-behaviour.md#error-codes).
+// Its codes are named in ./error-codes.ts, the catalogue of every code the API answers.
 
 import type { ApiMessage } from './envelope'
+import { API_ERRORS } from './error-codes'
 
 export class ApiError extends Error {
   constructor(
@@ -27,20 +28,27 @@ export const badRequest = (code: number, message: string, details?: ApiError['de
 
 /** A request body over `limit` bytes (the vendor's 6007 is a body it cannot parse). */
 export const payloadTooLarge = (limit: number) =>
-  new ApiError(413, 6010, `Request body is larger than the limit of ${limit} bytes`)
+  new ApiError(
+    413,
+    API_ERRORS.bodyTooLarge,
+    `Request body is larger than the limit of ${limit} bytes`,
+  )
 
 /** A JSON body nested deeper than `limit` levels of arrays and objects. */
 export const nestedTooDeep = (limit: number) =>
-  badRequest(6007, `Malformed JSON in request body: nested deeper than ${limit} levels`)
+  badRequest(
+    API_ERRORS.malformedBody,
+    `Malformed JSON in request body: nested deeper than ${limit} levels`,
+  )
 
 /** Unknown route, or unknown zone or object id in the path: the vendor's 7003 + 7000 pair. */
 export const couldNotRoute = (path: string) =>
   new ApiError(
     404,
-    7003,
+    API_ERRORS.couldNotRoute,
     `Could not route to ${path}, perhaps your object identifier is invalid?`,
     {},
-    [{ code: 7000, message: 'No route for that URI' }],
+    [{ code: API_ERRORS.noRoute, message: 'No route for that URI' }],
   )
 
 /** Ids are 32 lowercase hexadecimal characters everywhere in the vendor's API. */

@@ -6,22 +6,6 @@ import { Type, type Static } from 'typebox'
 import type { ApiMessage } from './envelope'
 import type { ConfigurationChange } from './bundle'
 
-/** The workbench's own error codes for remotes (the vendor has no such operation). */
-export const REMOTE_ERRORS = {
-  /** a base_url that is not https: (or http: to a loopback host), or credentials missing */
-  target: 10510,
-  /** the remote could not be reached (DNS, connection, TLS, timeout) */
-  unreachable: 10511,
-  /** the remote answered something other than the vendor's envelope */
-  notEnvelope: 10512,
-  /** the remote refused a read; its own errors are inside */
-  refused: 10513,
-  /** the remote holds no zone of that id or name */
-  zoneNotFound: 10514,
-  /** an apply stopped at a call the remote refused */
-  applyFailed: 10515,
-} as const
-
 export const RemoteTarget = Type.Object(
   {
     /** the API's root, e.g. https://api.cloudflare.com/client/v4 */

@@ -8,7 +8,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { ZONE_PLANS } from '@shared/api/zones'
-import { BUNDLE_ERRORS } from '@shared/api/bundle'
 import { badRequest } from '@shared/api/errors'
 import { bundleText, type Bundles } from '../../bundles'
 import { curlScript } from '../../bundles/curl'
@@ -16,6 +15,7 @@ import { TERRAFORM_PROVIDERS, terraformText } from '../../bundles/terraform'
 import { terraformBundle } from '../../bundles/terraform-import'
 import type { Clock } from '../../objects'
 import { ok } from '../envelope'
+import { BUNDLE_ERRORS } from '@shared/api/error-codes'
 
 const EXPORT_FORMATS = ['bundle', 'terraform', 'curl'] as const
 const IMPORT_FORMATS = ['bundle', 'terraform'] as const

@@ -17,6 +17,7 @@ import {
 import { importHashList, type CredentialNamespace } from '../../zones/credentials'
 import { failed, ok } from '../envelope'
 import type { RouteAccess } from '../server'
+import { API_ERRORS } from '@shared/api/error-codes'
 
 export const credentialRoutes: FastifyPluginAsyncTypebox<{
   credentials: CredentialNamespace
@@ -29,24 +30,34 @@ export const credentialRoutes: FastifyPluginAsyncTypebox<{
 const UPLOAD_TYPES = ['text/plain', 'application/octet-stream']
 
 const uploadRequired = () =>
-  badRequest(6003, "Invalid request headers: upload the list's content as the request body", {
-    error_chain: [
-      {
-        code: 6105,
-        message: `Invalid Content-Type header, valid values are ${UPLOAD_TYPES.join(', ')}`,
-      },
-    ],
-  })
+  badRequest(
+    API_ERRORS.invalidHeaders,
+    "Invalid request headers: upload the list's content as the request body",
+    {
+      error_chain: [
+        {
+          code: API_ERRORS.invalidContentHeader,
+          message: `Invalid Content-Type header, valid values are ${UPLOAD_TYPES.join(', ')}`,
+        },
+      ],
+    },
+  )
 
 /** What reading a list can fail with through its sender's doing, as the vendor's 400s. */
 export function uploadFault(error: unknown): ApiError | undefined {
   if (error instanceof ApiError) return error
   const code = (error as { code?: unknown }).code
   if (typeof code === 'string' && code.startsWith('Z_')) {
-    return badRequest(6007, `Invalid request: the list is not valid gzip (${code})`)
+    return badRequest(
+      API_ERRORS.malformedBody,
+      `Invalid request: the list is not valid gzip (${code})`,
+    )
   }
   if (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE') {
-    return badRequest(6007, 'Invalid request: the upload ended before its content did')
+    return badRequest(
+      API_ERRORS.malformedBody,
+      'Invalid request: the upload ended before its content did',
+    )
   }
   return undefined
 }
@@ -75,9 +86,12 @@ export const credentialUploadRoute: FastifyPluginAsyncTypebox<{
       if (!(body instanceof Readable)) throw uploadRequired()
       const encoding = request.headers['content-encoding'] ?? 'identity'
       if (encoding !== 'identity' && encoding !== 'gzip') {
-        throw badRequest(6003, 'Invalid request headers', {
+        throw badRequest(API_ERRORS.invalidHeaders, 'Invalid request headers', {
           error_chain: [
-            { code: 6105, message: 'Invalid Content-Encoding header, valid values are gzip' },
+            {
+              code: API_ERRORS.invalidContentHeader,
+              message: 'Invalid Content-Encoding header, valid values are gzip',
+            },
           ],
         })
       }
@@ -119,7 +133,12 @@ export const credentialUploadRoute: FastifyPluginAsyncTypebox<{
         writeLine(
           failed(
             (
-              fault ?? new ApiError(500, 10001, 'Internal error: the import failed; see the log')
+              fault ??
+              new ApiError(
+                500,
+                API_ERRORS.internalError,
+                'Internal error: the import failed; see the log',
+              )
             ).toMessages(),
           ),
         )

@@ -18,6 +18,7 @@ import { WAF_MIGRATION_MODES } from '@shared/api/waf'
 import type { RulesetOwner, ZoneConfiguration } from '../../zones/configuration'
 import type { Rulesets } from '../../zones/rulesets/rulesets'
 import { ok } from '../envelope'
+import { API_ERRORS } from '@shared/api/error-codes'
 
 export interface RulesetRoutesOptions {
   configuration: ZoneConfiguration
@@ -56,7 +57,7 @@ function cursorPage(items: RulesetSummary[], query: { cursor?: string; per_page?
     const at = items.findIndex((item) => item.id === query.cursor)
     if (at < 0)
       throw badRequest(
-        1001,
+        API_ERRORS.invalidRequest,
         `Invalid request: cursor ${query.cursor} is not a position in this list`,
       )
     start = at + 1
@@ -152,13 +153,13 @@ export const rulesetRoutes: FastifyPluginAsyncTypebox<RulesetRoutesOptions> = as
       const mode = WAF_MIGRATION_MODES[migration]
       if (mode === undefined) {
         throw badRequest(
-          1001,
+          API_ERRORS.invalidRequest,
           `Invalid request: waf_migration must be pending (or 1) or validation (or 2), not ${JSON.stringify(migration)}`,
         )
       }
       if (owner !== 'zone' || phase !== 'http_request_firewall_managed') {
         throw badRequest(
-          1001,
+          API_ERRORS.invalidRequest,
           "Invalid request: waf_migration applies to a zone's http_request_firewall_managed entry point only",
         )
       }

@@ -23,6 +23,7 @@ import type { ZoneEvents } from '../../zones/zone-events'
 import type { ZoneRegistry } from '../../zones/registry'
 import { ok } from '../envelope'
 import { acceptTrafficFiles, REPLAY_BODY_LIMIT, replayInChunks } from '../replay'
+import { API_ERRORS } from '@shared/api/error-codes'
 
 const ZoneParams = Type.Object({ zone_id: Type.String() })
 const SimulateQuery = Type.Object({ record: Type.Optional(Type.Boolean()) })
@@ -96,7 +97,10 @@ export const simulationRoutes: FastifyPluginAsyncTypebox<{
         if (value === undefined) return undefined
         const ms = Date.parse(value)
         if (Number.isNaN(ms))
-          throw badRequest(1001, `Invalid request: ${name} is not a date and time`)
+          throw badRequest(
+            API_ERRORS.invalidRequest,
+            `Invalid request: ${name} is not a date and time`,
+          )
         return ms
       }
       const query: EventQuery = {

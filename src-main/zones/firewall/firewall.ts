@@ -20,18 +20,7 @@ import { PHASE_LEGACY_FIREWALL } from '@shared/expression'
 import { invalidValue, Problems, RefusedAfterWrite } from '../problems'
 import { checkExpression } from '../rulesets/validate'
 import type { FirewallStore, StoredFirewallRule } from './store'
-
-export const FIREWALL_ERRORS = {
-  nothingToDo: 10013,
-  expressionInvalid: 10014,
-  filterInUse: 10015,
-  unknownId: 10016,
-  quotaExceeded: 10017,
-  filterReference: 10018,
-  productsInvalid: 10019,
-  planRefused: 10021,
-  duplicate: 10102,
-} as const
+import { FIREWALL_ERRORS } from '@shared/api/error-codes'
 
 /** How many firewall rules a zone may have on each plan, unless the zone sets its own quota. */
 export const PLAN_RULE_QUOTA: Record<ZonePlan, number> = {

@@ -37,15 +37,7 @@ import { inPrecedence, pageRuleExpression, wafEffect } from '../page-rules'
 import type { ZoneObject, ZoneRecord } from '../zone-object'
 import { allowedModes, type LegacyCatalog } from './catalog'
 import type { PreviousWafSettings } from './store'
-
-export const MIGRATION_ERRORS = {
-  incompatible: 10301,
-  tooManyFirewallRules: 10302,
-  expressionTooLong: 10303,
-  validationNotAllowed: 10304,
-  alreadyMigrating: 10305,
-  nothingToMigrate: 10306,
-} as const
+import { MIGRATION_ERRORS } from '@shared/api/error-codes'
 
 /**
  * The vendor's limits on what the migration carries over (docs/vendor-behaviour.md#migration-api).

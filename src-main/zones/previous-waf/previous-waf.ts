@@ -20,13 +20,7 @@ import type { ZoneRecord } from '../zone-object'
 import { allowedModes, type LegacyCatalog, type LegacyGroup, type LegacyRule } from './catalog'
 import { migrationState } from './migration'
 import type { PreviousWafStore } from './store'
-
-export const PREVIOUS_WAF_ERRORS = {
-  onlyAnomalyPackages: 1027,
-  migrated: 10400,
-  ruleMode: 10404,
-  overrideInvalid: 10405,
-} as const
+import { PREVIOUS_WAF_ERRORS } from '@shared/api/error-codes'
 
 export interface PreviousWafOptions {
   store: PreviousWafStore

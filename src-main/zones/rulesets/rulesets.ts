@@ -20,7 +20,8 @@ import type {
 import { publicView, type ManagedCatalog } from '../catalog'
 import { invalidValue, Problems } from '../problems'
 import { summaryOf, type RulesetStore } from './store'
-import { checkRule, isExecute, RULESET_ERRORS, type RuleContent, type RuleScope } from './validate'
+import { checkRule, isExecute, type RuleContent, type RuleScope } from './validate'
+import { API_ERRORS, RULESET_ERRORS } from '@shared/api/error-codes'
 
 export interface RulesetsOptions {
   store: RulesetStore
@@ -96,7 +97,11 @@ export class Rulesets {
   entrypoint(phase: Phase): Ruleset {
     const ruleset = this.store.entrypoint(phase, this.entrypointKind)
     if (ruleset === undefined) {
-      throw new ApiError(404, 10003, `could not find entrypoint ruleset in the ${phase} phase`)
+      throw new ApiError(
+        404,
+        API_ERRORS.noEntrypoint,
+        `could not find entrypoint ruleset in the ${phase} phase`,
+      )
     }
     return ruleset
   }

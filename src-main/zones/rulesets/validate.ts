@@ -24,25 +24,7 @@ import {
 } from '@shared/api/rulesets'
 import { invalidValue, Problems } from '../problems'
 import type { ManagedCatalog } from '../catalog'
-
-export const RULESET_ERRORS = {
-  expressionInvalid: 20120,
-  actionInvalid: 20121,
-  parametersInvalid: 20122,
-  targetMissing: 20123,
-  deployedTwice: 20124,
-  expressionBlank: 20125,
-  overrideInvalid: 20126,
-  publicKeyInvalid: 20127,
-  positionInvalid: 20128,
-  managedReadOnly: 20129,
-  inUse: 20130,
-  immutableField: 20131,
-  managedDeploymentRefused: 20132,
-  duplicateRuleId: 20133,
-  kindRefused: 20218,
-  entrypointExists: 20217,
-} as const
+import { RULESET_ERRORS } from '@shared/api/error-codes'
 
 /** A rule's own content: what a client sets (identity and versions are the caller's). */
 export interface RuleContent {

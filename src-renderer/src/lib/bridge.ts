@@ -15,9 +15,7 @@ import {
 import { ApiCallError } from './api-error'
 import { downloadTextFile } from './download'
 import { uploadPickedCredentialList } from './credential-upload'
-
-/** The API's answer to a request that carries neither credentials nor a session cookie. */
-const NO_CREDENTIALS = 9106
+import { API_ERRORS } from '@shared/api/error-codes'
 
 /** The bridge's routes of the headless shell, each answering the operation's result in the envelope. */
 async function overHttp(operation: string, input: unknown): Promise<BridgeOutcome<unknown>> {
@@ -30,7 +28,7 @@ async function overHttp(operation: string, input: unknown): Promise<BridgeOutcom
   const envelope = (await response.json()) as Envelope<unknown>
   if (envelope.success) return { ok: true, result: envelope.result }
   const errors = envelope.errors.map((error) =>
-    error.code === NO_CREDENTIALS
+    error.code === API_ERRORS.missingCredentials
       ? {
           ...error,
           message:

@@ -29,10 +29,9 @@ import {
   type OverridePatch,
   type RuleOverridePatch,
 } from './override-edits'
+import { API_ERRORS } from '@shared/api/error-codes'
 
 export const MANAGED_PHASE = 'http_request_firewall_managed'
-/** The API's code for "this phase has no entry point yet". */
-const NO_ENTRYPOINT = 10003
 
 /** A rule of the entry point, as it is sent back when the entry point is saved. */
 export interface EntryRule {
@@ -171,7 +170,7 @@ export class ManagedRulesState {
       const absent =
         error instanceof ApiCallError &&
         error.status === 404 &&
-        error.errors.some((e) => e.code === NO_ENTRYPOINT)
+        error.errors.some((e) => e.code === API_ERRORS.noEntrypoint)
       if (absent) return null
       throw error
     }
