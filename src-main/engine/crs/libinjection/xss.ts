@@ -22,31 +22,45 @@ const enum AttributeKind {
   Indirect,
 }
 
-/** Tags that run or load content, compared with NULs in the name ignored. */
-const BLACK_TAGS = [
-  'APPLET',
-  'BASE',
-  'COMMENT', // IE, https://html5sec.org/#38
-  'EMBED',
-  'FRAME',
-  'FRAMESET',
-  'HANDLER', // Opera's SVG, a script tag in effect
-  'IFRAME',
-  'IMPORT',
-  'ISINDEX',
-  'LINK',
-  'LISTENER',
-  'META',
-  'NOSCRIPT',
-  'OBJECT',
-  'SCRIPT',
-  'STYLE',
-  'VMLFRAME',
-  'XML',
-  'XSS',
-]
+type WordList<T> = ReadonlyMap<number, readonly (readonly [string, T])[]>
 
-const BLACK_ATTRIBUTES: readonly (readonly [string, AttributeKind])[] = [
+/** Words grouped by their first letter, so that a token is compared with few of them. */
+function byInitial<T>(words: readonly (readonly [string, T])[]): WordList<T> {
+  const index = new Map<number, (readonly [string, T])[]>()
+  for (const entry of words) {
+    const initial = entry[0].charCodeAt(0)
+    index.set(initial, [...(index.get(initial) ?? []), entry])
+  }
+  return index
+}
+
+/** Tags that run or load content, compared with NULs in the name ignored. */
+const BLACK_TAGS = byInitial(
+  [
+    'APPLET',
+    'BASE',
+    'COMMENT', // IE, https://html5sec.org/#38
+    'EMBED',
+    'FRAME',
+    'FRAMESET',
+    'HANDLER', // Opera's SVG, a script tag in effect
+    'IFRAME',
+    'IMPORT',
+    'ISINDEX',
+    'LINK',
+    'LISTENER',
+    'META',
+    'NOSCRIPT',
+    'OBJECT',
+    'SCRIPT',
+    'STYLE',
+    'VMLFRAME',
+    'XML',
+    'XSS',
+  ].map((tag) => [tag, true] as const),
+)
+
+const BLACK_ATTRIBUTES = byInitial<AttributeKind>([
   ['ACTION', AttributeKind.Url],
   ['ATTRIBUTENAME', AttributeKind.Indirect],
   ['BY', AttributeKind.Url],
@@ -67,7 +81,7 @@ const BLACK_ATTRIBUTES: readonly (readonly [string, AttributeKind])[] = [
   ['TO', AttributeKind.Url],
   ['VALUES', AttributeKind.Url],
   ['XLINK:HREF', AttributeKind.Url],
-]
+])
 
 /** URL schemes that run script or show arbitrary content; JAVA covers javascript: too. */
 const BLACK_URL_PREFIXES = ['DATA', 'VIEW-SOURCE', 'JAVA', 'VBSCRIPT']
@@ -104,9 +118,21 @@ function isWordIgnoringNuls(s: string, start: number, length: number, word: stri
   return w === word.length
 }
 
+/** What `list` says of s[start, start+length), compared as isWordIgnoringNuls compares. */
+function lookUp<T>(list: WordList<T>, s: string, start: number, length: number): T | undefined {
+  let first = start
+  while (first < start + length && s.charCodeAt(first) === NUL) first++
+  const candidates = list.get(upper(s.charCodeAt(first)))
+  if (candidates === undefined) return undefined
+  for (const [word, value] of candidates) {
+    if (isWordIgnoringNuls(s, start, length, word)) return value
+  }
+  return undefined
+}
+
 function isBlackTag(s: string, start: number, length: number): boolean {
   if (length < 3) return false
-  for (const tag of BLACK_TAGS) if (isWordIgnoringNuls(s, start, length, tag)) return true
+  if (lookUp(BLACK_TAGS, s, start, length)) return true
   // Anything SVG or XSL(T); this prefix test does not skip NULs.
   const c0 = upper(s.charCodeAt(start))
   const c1 = upper(s.charCodeAt(start + 1))
@@ -123,10 +149,7 @@ function attributeKind(s: string, start: number, length: number): AttributeKind 
       return AttributeKind.Black
     }
   }
-  for (const [name, kind] of BLACK_ATTRIBUTES) {
-    if (isWordIgnoringNuls(s, start, length, name)) return kind
-  }
-  return AttributeKind.None
+  return lookUp(BLACK_ATTRIBUTES, s, start, length) ?? AttributeKind.None
 }
 
 function hexDigit(c: number): number {
@@ -274,6 +297,9 @@ function isXssIn(tokens: Html5Tokenizer, input: string, context: Html5Context): 
   return false
 }
 
+/** One tokenizer, reset for each pass: detection is synchronous, so passes never overlap. */
+const tokenizer = new Html5Tokenizer()
+
 const CONTEXTS = [
   Html5Context.DATA,
   Html5Context.VALUE_NO_QUOTE,
@@ -287,6 +313,6 @@ const CONTEXTS = [
  * script, in text or inside an attribute value of any quoting (CRS's @detectXSS, rule 941100).
  */
 export function detectXss(input: string): boolean {
-  const tokens = new Html5Tokenizer()
-  return CONTEXTS.some((context) => isXssIn(tokens, input, context))
+  for (const context of CONTEXTS) if (isXssIn(tokenizer, input, context)) return true
+  return false
 }
