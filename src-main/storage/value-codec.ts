@@ -3,7 +3,8 @@
 // those. Creating a v8.Serializer or v8.Deserializer costs microseconds per value, several times
 // the cost of the SQLite write or read itself; this path costs a small fraction of that. Anything
 // else (Map, Set, typed arrays, BigInt, shared references, holes, proxies…) is left to V8: the
-// functions here return null / NOT_COMMON and the caller uses V8's own serializer.
+// functions here return null / NOT_COMMON and the caller uses V8's own serializer. One file,
+// though long: the writer and the reader are the two halves of one byte format and share its tags.
 //
 // The bytes are V8's for the same value as a fresh literal or JSON.parse() would build it. V8
 // writes some values according to how they are held in memory, which JS cannot observe: an
