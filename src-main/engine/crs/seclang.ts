@@ -23,7 +23,10 @@ export function readDirectives(text: string, file: string): { name: string; args
   return directives
 }
 
-/** Apache's ap_getword_conf: words split at spaces, `"…"` quoted with `\"` for a quote. */
+/**
+ * Apache's ap_getword_conf: words split at spaces; in a quoted word, a backslash before the quote
+ * or another backslash stands for that character (`\\x00` reaches PCRE as `\x00`).
+ */
 function splitWords(line: string, where: string): string[] {
   const words: string[] = []
   let i = 0
@@ -35,7 +38,7 @@ function splitWords(line: string, where: string): string[] {
       let word = ''
       i++
       while (i < line.length && line[i] !== quote) {
-        if (line[i] === '\\' && line[i + 1] === quote) i++
+        if (line[i] === '\\' && (line[i + 1] === quote || line[i + 1] === '\\')) i++
         word += line[i]
         i++
       }
@@ -112,7 +115,10 @@ export function parseOperator(text: string): CrsOperator {
   return { name, parameter, negated }
 }
 
-/** An action list: `name:value` or `name:'quoted, value'` items split at commas. */
+/**
+ * An action list: `name:value` or `name:'quoted, value'` items split at commas; in a quoted
+ * value `\'` and `\\` stand for the character after the backslash (msre_parse_generic).
+ */
 export function parseActions(text: string): [string, string][] {
   const actions: [string, string][] = []
   let i = 0
@@ -129,7 +135,7 @@ export function parseActions(text: string): [string, string][] {
       if (text[i] === "'") {
         i++
         while (i < text.length && text[i] !== "'") {
-          if (text[i] === '\\' && text[i + 1] === "'") i++
+          if (text[i] === '\\' && (text[i + 1] === "'" || text[i + 1] === '\\')) i++
           value += text[i]
           i++
         }
