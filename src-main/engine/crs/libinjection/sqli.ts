@@ -32,13 +32,14 @@ function valueIs(token: SqliToken, word: string): boolean {
   return token.len === word.length && upperAscii(token.val) === word
 }
 
+/** `value` with a-z upper-cased and every other byte kept (toUpperCase would change some). */
 function upperAscii(value: string): string {
-  let out = ''
   for (let i = 0; i < value.length; i++) {
-    const code = value.charCodeAt(i)
-    out += code >= 0x61 && code <= 0x7a ? String.fromCharCode(code - 0x20) : value[i]
+    if (value.charCodeAt(i) > 0x7f) {
+      return value.replace(/[a-z]+/g, (letters) => letters.toUpperCase())
+    }
   }
-  return out
+  return value.toUpperCase()
 }
 
 function isUnaryOperator(token: SqliToken): boolean {
@@ -94,7 +95,8 @@ const MERGE_SECOND = types('knoUfEtT&')
 
 /**
  * One pass of libinjection over an input in one context: tokens folded into the fingerprint's
- * tokens. `tokens` has room for the five kept, and the sixth and seventh folding looks ahead at.
+ * tokens. `tokens` has room for the five kept and the one folding reads ahead (eight, as in
+ * libinjection's state).
  */
 export class SqliFolding {
   readonly tokens = Array.from({ length: MAX_TOKENS + 3 }, () => new SqliToken())
@@ -330,39 +332,27 @@ export class SqliFolding {
     const a = this.token(left)
     const b = this.token(left + 1)
     const c = this.token(left + 2)
-    const dropTwo = () => {
-      this.pos -= 2
-      this.left = 0
-      return true
-    }
-    // c moves into b's place
-    const dropUnary = () => {
-      b.copyFrom(c)
-      this.pos -= 1
-      this.left = 0
-      return true
-    }
     if (a.type === TYPE.NUMBER && b.type === TYPE.OPERATOR && c.type === TYPE.NUMBER) {
-      return dropTwo()
+      return this.dropTwo()
     }
     if (a.type === TYPE.OPERATOR && b.type !== TYPE.LEFTPARENS && c.type === TYPE.OPERATOR) {
-      return dropTwo()
+      return this.dropTwo()
     }
-    if (a.type === TYPE.LOGIC_OPERATOR && c.type === TYPE.LOGIC_OPERATOR) return dropTwo()
+    if (a.type === TYPE.LOGIC_OPERATOR && c.type === TYPE.LOGIC_OPERATOR) return this.dropTwo()
     if (a.type === TYPE.VARIABLE && b.type === TYPE.OPERATOR && typeIn(c, VARIABLE_OPERAND))
-      return dropTwo()
+      return this.dropTwo()
     if (typeIn(a, NAME_OR_NUMBER) && b.type === TYPE.OPERATOR && typeIn(c, NAME_OR_NUMBER))
-      return dropTwo()
+      return this.dropTwo()
     if (typeIn(a, VALUE) && b.type === TYPE.OPERATOR && b.val === '::' && c.type === TYPE.SQLTYPE) {
-      return dropTwo()
+      return this.dropTwo()
     }
-    if (typeIn(a, VALUE) && b.type === TYPE.COMMA && typeIn(c, VALUE)) return dropTwo()
+    if (typeIn(a, VALUE) && b.type === TYPE.COMMA && typeIn(c, VALUE)) return this.dropTwo()
     // SELECT + (, LIMIT + (, , + (: the unary operator goes
     if (typeIn(a, AFTER_UNARY_IN_LIST) && isUnaryOperator(b) && c.type === TYPE.LEFTPARENS)
-      return dropUnary()
+      return this.dropMiddle(b, c)
     // SELECT - 1
     if (typeIn(a, BEFORE_UNARY) && isUnaryOperator(b) && typeIn(c, UNARY_OPERAND))
-      return dropUnary()
+      return this.dropMiddle(b, c)
     if (a.type === TYPE.COMMA && isUnaryOperator(b) && typeIn(c, VALUE)) {
       // ", -1" becomes ",1", and backs up one more token so that "1,-1" folds to "1"
       b.copyFrom(c)
@@ -371,20 +361,36 @@ export class SqliFolding {
       return true
     }
     // 1,-sin(1) → 1,sin(1)
-    if (a.type === TYPE.COMMA && isUnaryOperator(b) && c.type === TYPE.FUNCTION) return dropUnary()
+    if (a.type === TYPE.COMMA && isUnaryOperator(b) && c.type === TYPE.FUNCTION)
+      return this.dropMiddle(b, c)
     // database.table
     if (a.type === TYPE.BAREWORD && b.type === TYPE.DOT && c.type === TYPE.BAREWORD) {
-      return dropTwo()
+      return this.dropTwo()
     }
     // SELECT . `foo` → SELECT `foo`
     if (a.type === TYPE.EXPRESSION && b.type === TYPE.DOT && c.type === TYPE.BAREWORD) {
-      return dropUnary()
+      return this.dropMiddle(b, c)
     }
     if (a.type === TYPE.FUNCTION && b.type === TYPE.LEFTPARENS && c.type !== TYPE.RIGHTPARENS) {
       // USER() takes no argument, so USER(foo) is not that function
       if (valueIs(a, 'USER')) a.type = TYPE.BAREWORD
     }
     return false
+  }
+
+  /** Drops the last two tokens and starts settling again from the first. */
+  private dropTwo(): true {
+    this.pos -= 2
+    this.left = 0
+    return true
+  }
+
+  /** The third of three tokens takes the second's place. */
+  private dropMiddle(second: SqliToken, third: SqliToken): true {
+    second.copyFrom(third)
+    this.pos -= 1
+    this.left = 0
+    return true
   }
 
   /**
@@ -449,8 +455,8 @@ function stillSqli(input: string, pass: SqliFolding, fingerprint: string): boole
     if (first.type === TYPE.NUMBER && second.type === TYPE.COMMENT) {
       if (commentStart === 0x2f) return true
       if (stats.statsTokens > 2) return true
-      // "1234 --" and "1/*" are SQLi, base64-like "1234-ABCD--" is not; libinjection looks at
-      // the input after the number's (kept) length, and its char is signed.
+      // "1234 --", "1/*" and "1--" are SQLi. libinjection reads the byte at the number's (kept)
+      // length as if the number began the input (so " 1 --" is not), and its char is signed.
       const after = byteAt(input, first.len)
       if (after <= 32 || after > 0x7f) return true
       const next = byteAt(input, first.len + 1)
