@@ -13,10 +13,13 @@
 //      the zone's migration, after the managed phase during it.
 
 import { bytesToText, type EvaluationContext, type Value } from '@shared/expression'
+import type { CrsMatch, CrsResult } from './crs/interpreter'
+import { crsRequestOf, type CrsRequest } from './crs/request'
 import { runPreviousWaf } from './previous'
 import {
   TERMINATING,
   type Plan,
+  type PlannedCrs,
   type PlannedEntry,
   type PlannedRule,
   type PlannedRuleset,
@@ -56,6 +59,9 @@ export class Run {
   readonly trace: TraceNode[] = []
   readonly originHeaders: Record<string, string> = {}
   terminal: { action: string; stopped: string } | undefined
+  /** CRS runs of this request, by deployment (one per deployment without skipped rules) */
+  private readonly crsRuns = new Map<PlannedCrs, CrsResult>()
+  private crsRequest: CrsRequest | undefined
 
   constructor(
     readonly ctx: EvaluationContext,
@@ -68,6 +74,26 @@ export class Run {
 
   stop(action: string, stopped: string): void {
     this.terminal = { action, stopped }
+  }
+
+  /** The CRS program's run for a deployment, skipped rules counted as disabled. */
+  crs(
+    target: PlannedRuleset,
+    crs: PlannedCrs,
+    skipped: ReadonlySet<string> | undefined,
+  ): CrsResult {
+    const skippedIds = target.rules
+      .filter((planned) => planned.crsId !== undefined && skipped?.has(planned.rule.id))
+      .map((planned) => planned.crsId!)
+    const cached = skippedIds.length === 0 ? this.crsRuns.get(crs) : undefined
+    if (cached !== undefined) return cached
+    this.crsRequest ??= crsRequestOf(this.ctx)
+    const result = crs.runner.run(this.crsRequest, {
+      paranoiaLevel: crs.paranoiaLevel,
+      disabled: skippedIds.length === 0 ? crs.disabled : new Set([...crs.disabled, ...skippedIds]),
+    })
+    if (skippedIds.length === 0) this.crsRuns.set(crs, result)
+    return result
   }
 }
 
@@ -116,6 +142,22 @@ function matchedData(
         after: content.slice(at + literal.length, at + literal.length + CONTEXT),
       }
       break
+    }
+  }
+  return data
+}
+
+/** Payload logging for a CRS ruleset: each matched variable (`ARGS:q`) with what matched in it. */
+function crsMatchedData(matches: readonly CrsMatch[]): Record<string, MatchedData> {
+  const data: Record<string, MatchedData> = {}
+  for (const { variable, value, match } of matches) {
+    if (data[variable] !== undefined) continue
+    const at = Math.max(0, value.indexOf(match))
+    const length = match === '' ? Math.min(value.length, 2 * CONTEXT) : match.length
+    data[variable] = {
+      before: bytesToText(value.slice(Math.max(0, at - CONTEXT), at)),
+      content: bytesToText(value.slice(at, at + length)),
+      after: bytesToText(value.slice(at + length, at + length + CONTEXT)),
     }
   }
   return data
@@ -186,6 +228,11 @@ function runRuleset(
   let score = 0
   const skippedRules = skipped.rules.get(target.id)
   const { rules, requirements, firstRequirement } = target
+  const crs =
+    target.crs === undefined || run.terminal !== undefined
+      ? undefined
+      : run.crs(target, target.crs, skippedRules)
+  const crsMatches: CrsMatch[] = []
   for (let i = 0; i < rules.length; i++) {
     const planned = rules[i]!
     const { rule, effective } = planned
@@ -213,6 +260,28 @@ function runRuleset(
       if (node) node.not_evaluated = 'skipped'
       continue
     }
+    if (crs !== undefined && planned.crsId !== undefined && planned.score !== undefined) {
+      // A CRS scoring rule adds what the program's run added for it (a match per variable).
+      const match = crs.matches.get(planned.crsId)
+      if (match !== undefined) {
+        score += match.score
+        crsMatches.push(match)
+      }
+      if (node) {
+        node.evaluated = true
+        node.matched = match !== undefined
+        if (match !== undefined) {
+          node.score = match.score
+          node.crs = {
+            rule_id: match.crsId,
+            variable: match.variable,
+            value: bytesToText(match.value),
+            match: bytesToText(match.match),
+          }
+        }
+      }
+      continue
+    }
     let matched =
       requirements.mayHold(firstRequirement + i, run.ctx) && planned.expression.evaluate(run.ctx)
     if (node) node.evaluated = true
@@ -229,6 +298,7 @@ function runRuleset(
       if (node) {
         node.total_score = score
         node.score_threshold = effective.score_threshold
+        if (target.crs !== undefined) node.paranoia_level = target.crs.paranoiaLevel
       }
     }
     if (matched && planned.credentials !== undefined) {
@@ -252,7 +322,8 @@ function runRuleset(
     }
     // Payload logging records what matched, except for rules that only log (as the vendor does).
     if (entry.payloadLogging && effective.action !== 'log')
-      event.matched_data = matchedData(planned, run.ctx)
+      event.matched_data =
+        crs !== undefined ? crsMatchedData(crsMatches) : matchedData(planned, run.ctx)
     run.events.push(event)
     if (effective.action === 'rewrite') {
       Object.assign(run.originHeaders, planned.headers ?? {})

@@ -14,6 +14,8 @@ import {
 } from '@shared/expression'
 import type { Overrides } from '@shared/api/rulesets'
 import { resolveOverrides, type EffectiveRule } from '@shared/rulesets/overrides'
+import { CrsProgramRunner } from './crs/interpreter'
+import type { CrsBundle } from './crs/program'
 import { planPreviousWaf, type PlannedPreviousWaf } from './previous'
 import type { EngineFirewallRule, EngineRule, EngineRuleset, ZoneConfig } from './types'
 
@@ -33,6 +35,17 @@ export interface PlannedRule {
   credentials: { username: CompiledValueExpression; password: CompiledValueExpression } | undefined
   /** headers a `rewrite` sets toward the origin */
   headers: Record<string, string> | undefined
+  /** the CRS rule a scoring rule of a CRS ruleset stands for */
+  crsId: number | undefined
+}
+
+/** A deployment of a CRS ruleset: the program, and what its overrides leave running. */
+export interface PlannedCrs {
+  runner: CrsProgramRunner
+  /** tx.paranoia_level: the highest level of an enabled scoring rule */
+  paranoiaLevel: number
+  /** CRS ids of the scoring rules its overrides disable */
+  disabled: ReadonlySet<number>
 }
 
 export interface PlannedRuleset {
@@ -44,6 +57,7 @@ export interface PlannedRuleset {
    */
   requirements: RequirementTable
   firstRequirement: number
+  crs: PlannedCrs | undefined
 }
 
 export interface PlannedSkip {
@@ -115,6 +129,37 @@ function rewriteHeaders(rule: EngineRule): Record<string, string> | undefined {
   )
 }
 
+// One compiled program per bundle, shared by every plan and deployment that runs it.
+const runners = new WeakMap<CrsBundle, CrsProgramRunner>()
+
+/** The CRS id a managed rule's description starts with (`942100: …`). */
+function crsIdOf(rule: EngineRule): number | undefined {
+  const id = /^(\d{6}):/.exec(rule.description ?? '')?.[1]
+  return id === undefined ? undefined : Number(id)
+}
+
+function planCrs(bundle: CrsBundle, rules: readonly PlannedRule[]): PlannedCrs {
+  let runner = runners.get(bundle)
+  if (runner === undefined) {
+    runner = new CrsProgramRunner(bundle)
+    runners.set(bundle, runner)
+  }
+  const disabled = new Set<number>()
+  let paranoiaLevel = 1
+  for (const planned of rules) {
+    if (planned.crsId === undefined || planned.score === undefined) continue
+    if (!planned.effective.enabled) {
+      disabled.add(planned.crsId)
+      continue
+    }
+    const level = planned.rule.categories
+      ?.find((c) => c.startsWith('paranoia-level-'))
+      ?.slice('paranoia-level-'.length)
+    paranoiaLevel = Math.max(paranoiaLevel, Number(level) || 1)
+  }
+  return { runner, paranoiaLevel, disabled }
+}
+
 function planRuleset(
   ruleset: EngineRuleset,
   overrides: Overrides | undefined,
@@ -142,6 +187,7 @@ function planRuleset(
       headers:
         rewriteHeaders(rule) ??
         (check === undefined ? undefined : { 'Exposed-Credential-Check': '1' }),
+      crsId: ruleset.crs === undefined ? undefined : crsIdOf(rule),
     }
   })
   return {
@@ -149,6 +195,7 @@ function planRuleset(
     rules,
     requirements,
     firstRequirement: requirements.add(rules.map((planned) => planned.expression.needs)),
+    crs: ruleset.crs === undefined ? undefined : planCrs(ruleset.crs, rules),
   }
 }
 

@@ -5,6 +5,7 @@
 import type { FirewallAction, FirewallProduct } from '@shared/api/firewall'
 import type { Rule, Ruleset } from '@shared/api/rulesets'
 import type { CredentialMatch, SimulationEvent } from '@shared/api/simulate'
+import type { CrsBundle } from './crs/program'
 
 // What the engine answers is the simulate API's answer, declared once in src-shared.
 export type {
@@ -25,6 +26,8 @@ export interface EngineRule extends Rule {
 
 export interface EngineRuleset extends Ruleset {
   rules: EngineRule[]
+  /** the CRS program the OWASP ruleset's scoring rules stand for (matched by their CRS ids) */
+  crs?: CrsBundle
 }
 
 /** A firewall rule of the previous product, with its filter's expression. */

@@ -6,9 +6,10 @@
 // The rules' expressions are ours and stay inside the service: the API shows managed rules
 // without them, as the vendor does (publicView).
 
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Rule, Ruleset } from '@shared/api/rulesets'
+import type { CrsBundle, CrsProgram } from '../engine/crs/program'
 
 /** A managed rule as the catalog holds it: with its expression and, for scoring rules, its score. */
 export interface CatalogRule extends Rule {
@@ -19,6 +20,24 @@ export interface CatalogRule extends Rule {
 
 export interface ManagedRuleset extends Ruleset {
   rules: CatalogRule[]
+  /** the OWASP ruleset's CRS program, which its scoring rules stand for (docs/decisions/0007-crs-program-as-parsed-json.md) */
+  crs?: CrsBundle
+}
+
+/** `<id>.crs.json` beside a ruleset's file, with the phrase files it names (in `crs/`). */
+function readCrsBundle(dir: string, id: string): CrsBundle | undefined {
+  const file = join(dir, `${id}.crs.json`)
+  if (!existsSync(file)) return undefined
+  const program = JSON.parse(readFileSync(file, 'utf8')) as CrsProgram
+  const data: Record<string, string[]> = {}
+  for (const name of program.dataFiles) {
+    // ModSecurity reads a phrase file's lines trimmed, without comments and blank lines.
+    data[name] = readFileSync(join(dir, 'crs', name), 'latin1')
+      .split(/\r?\n/)
+      .map((line) => line.trim())
+      .filter((line) => line !== '' && !line.startsWith('#'))
+  }
+  return { program, data }
 }
 
 const MANAGED_SOURCE = 'firewall_managed'
@@ -29,8 +48,10 @@ export function readCatalogFiles(resourcesDir: string): ManagedRuleset[] {
   const index = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8')) as { rulesets: string[] }
   return index.rulesets.map((file) => {
     const ruleset = JSON.parse(readFileSync(join(dir, file), 'utf8')) as ManagedRuleset
+    const crs = readCrsBundle(dir, ruleset.id)
     return {
       ...ruleset,
+      ...(crs === undefined ? {} : { crs }),
       source: MANAGED_SOURCE,
       rules: ruleset.rules.map((rule) => ({
         ...rule,
@@ -82,7 +103,7 @@ export class ManagedCatalog {
  * (nor the credential expressions of the exposed-credentials rules). A scoring rule shows its
  * score the way the vendor's schema shapes a `score` rule, as `action_parameters.increment`.
  */
-export function publicView(ruleset: ManagedRuleset): Ruleset {
+export function publicView({ crs: _crs, ...ruleset }: ManagedRuleset): Ruleset {
   return {
     ...ruleset,
     rules: ruleset.rules.map(

@@ -69,6 +69,11 @@ export interface TraceNode {
   score?: number
   total_score?: number
   score_threshold?: number
+  /** an OWASP (CRS) scoring rule that matched: the variable, its value after the rule's
+   * transformations, and what the operator matched in it */
+  crs?: { rule_id: number; variable: string; value: string; match: string }
+  /** the anomaly rule of the OWASP ruleset: the paranoia level its overrides leave running */
+  paranoia_level?: number
   credentials?: { username: string; exposed: boolean; match?: CredentialMatch }
   /** what the rule did: e.g. "terminated the request", "skipped the rest of the ruleset" */
   effect?: string

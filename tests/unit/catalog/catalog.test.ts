@@ -1,10 +1,12 @@
-// The managed-ruleset catalog (resources/managed-rulesets): shape, ids, counts, actions, and every
-// expression compiles with the Rules-language module. Detection rates are measured elsewhere
-// (the engine's tests), not here.
+// The managed-ruleset catalog (resources/managed-rulesets): shape, ids, counts, actions, every
+// expression compiles with the Rules-language module, and the OWASP ruleset is CRS 3.3.4.
+// Detection rates are measured elsewhere (the engine's tests), not here.
+import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { compile, compileCredentialExpression, PHASE_MANAGED } from '@shared/expression'
+import { publicView, readCatalogFiles } from '../../../src-main/zones/catalog'
 
 const DIR = resolve(import.meta.dirname, '../../../resources/managed-rulesets')
 const CMR = 'efb7b8c949ac4650a09736fc376e9aee'
@@ -208,6 +210,36 @@ describe('Cloudflare OWASP Core Ruleset', () => {
   it('uses unique CRS numbers', () => {
     const nums = rs.rules.map((r) => r.description.slice(0, 6))
     expect(new Set(nums).size).toBe(nums.length)
+  })
+
+  it('is CRS 3.3.4: its scoring rules, ids derived from the CRS ids, with their level and score', () => {
+    for (const rule of scoring) {
+      const crsId = rule.description.slice(0, 6)
+      expect(rule.id).toBe(createHash('md5').update(`${OWASP}:crs-${crsId}`).digest('hex'))
+      expect(rule.expression).toBe('true')
+    }
+    const byCrsId = new Map(scoring.map((r) => [r.description.slice(0, 6), r]))
+    expect(byCrsId.get('942100')).toMatchObject({
+      description: '942100: SQL Injection Attack Detected via libinjection',
+      categories: ['paranoia-level-1', 'attack-sqli'],
+      score: 5,
+    })
+    expect(byCrsId.get('920300')).toMatchObject({
+      categories: ['paranoia-level-2', 'attack-protocol'],
+      score: 2,
+    })
+    expect(byCrsId.get('941100')?.categories).toEqual(['paranoia-level-1', 'attack-xss'])
+    expect(scoring).toHaveLength(212)
+  })
+
+  it('carries the CRS program the engine runs, which the API never shows', () => {
+    const loaded = readCatalogFiles(resolve(DIR, '..')).find((r) => r.id === OWASP)!
+    const program = loaded.crs!.program
+    expect(program.source).toMatch(/^OWASP CRS 3\.3\.4/)
+    const ids = new Set(program.items.flatMap((item) => ('id' in item ? [item.id] : [])))
+    for (const rule of scoring) expect(ids.has(Number(rule.description.slice(0, 6)))).toBe(true)
+    for (const file of program.dataFiles) expect(loaded.crs!.data[file]!.length).toBeGreaterThan(0)
+    expect(publicView(loaded)).not.toHaveProperty('crs')
   })
 })
 

@@ -621,9 +621,9 @@ describe('terminating and non-terminating actions', () => {
   })
 })
 
-// A request that scores on the real OWASP ruleset without matching any general managed rule:
-// PHP injection in a form field (933100, 933130, 933150), a javascript: URI and alert() in a
-// cookie (941140, 941180), a scripting User-Agent (913101, PL2) and no Accept header (920300, PL2).
+// A request that scores on the real OWASP ruleset (CRS 3.3.4) without matching any general
+// managed rule: PHP injection in a form field (933100, 933130, 933160), a javascript: URI and
+// alert() in a cookie (941170, 941210), and no Accept header (920300, PL2).
 const OWASP_ATTACK = {
   method: 'POST',
   url: 'https://blog.example.org/contact',
@@ -756,9 +756,9 @@ describe('OWASP anomaly scoring', () => {
       expect(contributing.map((n) => n.description.slice(0, 6)).sort()).toEqual([
         '933100',
         '933130',
-        '933150',
-        '941140',
-        '941180',
+        '933160',
+        '941170',
+        '941210',
       ])
       for (const n of contributing) {
         expect(n.matched).toBe(true)
@@ -771,6 +771,41 @@ describe('OWASP anomaly scoring', () => {
       expect(scoreOf(nodes)).toBe(25)
       // 25 < the default threshold 40: the request passes
       expect(decision.outcome).toBe('passed')
+    })
+
+    it('traces the CRS story: the variable, its transformed value, what matched, the score', () => {
+      const decision = run(
+        {
+          zone: [
+            execute('owasp', OWASP, paranoia(1, 25), {
+              action_parameters: {
+                id: OWASP,
+                overrides: paranoia(1, 25),
+                matched_data: { public_key: 'key' },
+              },
+            }),
+          ],
+        },
+        OWASP_ATTACK,
+      )
+      const php = child(
+        decision,
+        'owasp',
+        [...owaspRule.values()].find((r) => r.description.startsWith('933100:'))!.id,
+      )
+      expect(php).toMatchObject({ matched: true, score: 5 })
+      expect(php.crs).toMatchObject({ rule_id: 933100, variable: 'ARGS:message' })
+      expect(php.crs!.value).toContain('<?php')
+      expect(php.crs!.match).toContain('<?')
+      expect(child(decision, 'owasp', ANOMALY)).toMatchObject({
+        total_score: 25,
+        score_threshold: 25,
+        paranoia_level: 1,
+      })
+      const [event] = decision.events
+      expect(Object.keys(event!.matched_data!)).toEqual(
+        expect.arrayContaining(['ARGS:message', 'REQUEST_COOKIES:pref']),
+      )
     })
 
     it('applies each deployment’s threshold: 25 blocks the request, 60 lets it pass', () => {
@@ -1176,14 +1211,14 @@ describe('the worked zone entry point', () => {
     const decision = run(zone, OWASP_ATTACK)
     expect(decision).toMatchObject({ outcome: 'challenged', challenge: 'managed_challenge' })
     const nodes = entry(decision, 'owasp').children!
-    // PL1 (25) + PL2: curl User-Agent (2) and no Accept header (2)
-    expect(scoreOf(nodes)).toBe(29)
+    // PL1 (25) + PL2: no Accept header (920300, 2)
+    expect(scoreOf(nodes)).toBe(27)
     expect(decision.events).toEqual([
       expect.objectContaining({
         ruleset_id: OWASP,
         rule_id: ANOMALY,
         action: 'managed_challenge',
-        score: 29,
+        score: 27,
         description: '949110: Inbound Anomaly Score Exceeded',
       }),
     ])
@@ -1196,7 +1231,7 @@ describe('the worked zone entry point', () => {
       expect(n.not_evaluated).toBe('disabled')
     expect(nodes.filter((n) => paranoiaOf(n.rule_id) === 2).every((n) => n.evaluated)).toBe(true)
 
-    // a milder payload (the cookie only: 10 + 4) stays below 25 and passes
+    // a milder payload (the cookie only) stays below 25 and passes
     const mild = run(zone, {
       ...OWASP_ATTACK,
       method: 'GET',
