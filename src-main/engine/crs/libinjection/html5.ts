@@ -128,11 +128,6 @@ export class Html5Tokenizer {
     return this
   }
 
-  /** The current token's text (for tests and traces; detection reads offsets). */
-  text(): string {
-    return this.input.slice(this.start, this.start + this.length)
-  }
-
   private emit(type: Html5TokenType, start: number, end: number, then: State): true {
     this.type = type
     this.start = start
@@ -413,7 +408,7 @@ export class Html5Tokenizer {
           const at = this.pos
           if (end - at >= 7 && startsWithDoctype(s, at)) {
             this.state = State.Doctype
-          } else if (end - at >= 7 && s.startsWith(CDATA_OPEN, at)) {
+          } else if (s.startsWith(CDATA_OPEN, at)) {
             this.pos += CDATA_OPEN.length
             this.state = State.CData
           } else if (end - at >= 2 && s.charCodeAt(at) === DASH && s.charCodeAt(at + 1) === DASH) {
