@@ -1,0 +1,109 @@
+// The CRS corpus (tests/fixtures/crs/*.ndjson) and its golden files, and a corpus record as the
+// engine's request description: read from the record's exact wire bytes (the request line, the
+// headers in order, the body after the blank line, de-chunked as Apache hands it to ModSecurity).
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import type { RequestDescription } from '@shared/expression'
+
+const FIXTURES = resolve(import.meta.dirname, '../../fixtures/crs')
+
+export interface CorpusRecord {
+  readonly id: string
+  /** the regression test's file; absent from the benign requests */
+  readonly file?: string
+  /** the exact request bytes, base64 */
+  readonly wire: string
+  /** false where the record cannot be described without its raw bytes */
+  readonly wb_ok: boolean
+  readonly wb_note: string | null
+}
+
+export interface GoldenRecord {
+  readonly id: string
+  readonly status: number | null
+  readonly score: number | null
+  readonly pl: readonly (number | null)[] | null
+  readonly rules: readonly number[]
+  readonly modsec_us: number | null
+}
+
+function readLines<T>(file: string): T[] {
+  return readFileSync(resolve(FIXTURES, file), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as T)
+}
+
+/** CRS's regression tests and the benign requests, in that order. */
+export function readCorpus(): { regression: CorpusRecord[]; benign: CorpusRecord[] } {
+  return {
+    regression: readLines<CorpusRecord>('crs-tests.ndjson'),
+    benign: readLines<CorpusRecord>('benign.ndjson'),
+  }
+}
+
+/** What ModSecurity with CRS 3.3.4 gave each request at paranoia level `level`, by id. */
+export function readGolden(level: number): Map<string, GoldenRecord> {
+  return new Map(readLines<GoldenRecord>(`golden-pl${level}.jsonl`).map((g) => [g.id, g]))
+}
+
+/** A chunked body's data (RFC 9112 section 7.1), extensions and trailers dropped. */
+function dechunk(body: Uint8Array): Uint8Array {
+  const parts: Uint8Array[] = []
+  let at = 0
+  while (at < body.length) {
+    const lineEnd = body.indexOf(0x0a, at)
+    if (lineEnd < 0) break
+    const line = Buffer.from(body.subarray(at, lineEnd)).toString('latin1')
+    const size = parseInt(line.split(';')[0]!.trim(), 16)
+    if (!(size > 0)) break
+    parts.push(body.subarray(lineEnd + 1, lineEnd + 1 + size))
+    at = lineEnd + 1 + size
+    if (body[at] === 0x0d) at++
+    if (body[at] === 0x0a) at++
+  }
+  return Buffer.concat(parts)
+}
+
+/**
+ * A record's request as the engine's description: method, target and version from the request
+ * line, each header (a repeated one as a list, in order), the body's bytes, the loopback client
+ * the reference saw.
+ */
+export function describeRequest(record: CorpusRecord): RequestDescription {
+  const wire = Buffer.from(record.wire, 'base64')
+  const crlf = wire.indexOf('\r\n\r\n')
+  const lf = wire.indexOf('\n\n')
+  const [headEnd, separator] =
+    crlf >= 0 && (lf < 0 || crlf < lf) ? [crlf, 4] : lf >= 0 ? [lf, 2] : [wire.length, 0]
+  const lines = wire.subarray(0, headEnd).toString('latin1').split(/\r?\n/)
+  const [method = '', url = '', httpVersion] = (lines[0] ?? '').split(' ').filter((p) => p !== '')
+  const headers: Record<string, string | string[]> = {}
+  const byLowerName = new Map<string, string>()
+  for (const line of lines.slice(1)) {
+    const colon = line.indexOf(':')
+    if (colon <= 0) continue
+    const name = line.slice(0, colon)
+    const value = line.slice(colon + 1).trim()
+    const known = byLowerName.get(name.toLowerCase())
+    if (known === undefined) {
+      byLowerName.set(name.toLowerCase(), name)
+      headers[name] = value
+    } else {
+      const previous = headers[known]!
+      headers[known] = [...(Array.isArray(previous) ? previous : [previous]), value]
+    }
+  }
+  let body: Uint8Array = wire.subarray(Math.min(wire.length, headEnd + separator))
+  const transferEncoding = byLowerName.get('transfer-encoding')
+  if (transferEncoding !== undefined && /chunked/i.test(String(headers[transferEncoding])))
+    body = dechunk(body)
+  return {
+    method,
+    url,
+    headers,
+    ...(body.length > 0 ? { body: new Uint8Array(body) } : {}),
+    ...(httpVersion === undefined ? {} : { httpVersion }),
+    ip: '127.0.0.1',
+  }
+}
