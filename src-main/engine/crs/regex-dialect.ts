@@ -1,7 +1,7 @@
 // CRS's @rx patterns (PCRE, as ModSecurity 2.9.7 compiles them with PCRE2: DOTALL and
 // DOLLAR_ENDONLY, no UTF mode, so a pattern and its subject are bytes) on the project's
 // linear-time regex engine, whose dialect is Rust's regex crate with Unicode off
-// (docs/vendor-behaviour.md#regular-expressions).
+// (docs/vendor-behaviour.md#regular-expressions-in-typescript).
 //
 // The rewrite is mechanical: every literal byte becomes `\xHH` (so PCRE's escaped punctuation, a
 // literal `{` that starts no quantifier, and a pattern's UTF-8 bytes all mean the same byte), bracket

@@ -108,7 +108,7 @@ describe('CRS @rx patterns on the linear-time engine', () => {
     expect(rewritePcre('[&&a-z\\-~~]')).toBe('(?s)[\\x26\\x26\\x61-\\x7a\\x2d\\x7e\\x7e]')
     expect(rewritePcre('´')).toBe('(?s)\\xc2\\xb4')
     expect(() => rewritePcre('(?=a)')).toThrow(/look-ahead/)
-    expect(() => rewritePcre('(a)\\1')).toThrow(/back-reference/)
+    expect(() => rewritePcre('(a)\\1')).toThrow('back-reference')
   })
 
   it('capture as ModSecurity sets TX.0-9', () => {
