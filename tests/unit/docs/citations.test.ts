@@ -13,7 +13,8 @@ const THIS_FILE = relative(ROOT, import.meta.filename)
 
 /** The design and reference notes that once lived beside the repository, and how code cited them. */
 const OUTSIDE_CITATIONS: [string, RegExp][] = [
-  ['reference notes folder', /\breference\//],
+  // A path inside a URL (…/logs/reference/…) is the vendor's, not our notes folder.
+  ['reference notes folder', /(?<![\w/.-])reference\//],
   ['API reference', /\bcf-api\b/],
   ['rules-engine reference', /\brules-engine\b/],
   ['storage reference', /\bdo-storage\b/],
