@@ -67,14 +67,12 @@ export type { CompileOptions, CompiledExpression, CompiledValueExpression } from
 export type { EvaluationContext, ListKind, ListMatcher } from './values/evaluation'
 export { print } from './syntax/printer'
 export {
-  createContext,
-  createList,
   DEFAULT_BODY_LIMIT,
   requestContext,
-  type CreateContextOptions,
   type RequestContextOptions,
   type RequestDescription,
 } from './waf/context'
+export { createContext, createList, type CreateContextOptions } from './waf/plain-context'
 export { normalizePath, type NormalizationMode } from './waf/normalize'
 export { createScheme, type FieldDefinition, type Scheme, type SchemeInit } from './scheme/scheme'
 export {

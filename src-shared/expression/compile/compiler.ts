@@ -49,38 +49,12 @@ import {
   type VecFn,
 } from './closures'
 import { needsOfAll, needsOfAny, type Needs } from './requirement'
-import { SharedValues } from './shared-value'
+import { sharedValuesOf, valueKey, type SharedValues } from './shared-value'
 
 const EMPTY_CTX: EvaluationContext = { fields: {} }
 
-// A pure call's value, and a value tried with regular expressions, depend only on the request and
-// recur across the rules of a ruleset: expressions compiled alike (same scheme, same treatment of
-// missing values, which Bool arguments depend on) share one SharedValue per distinct one.
-const sharedValues = new WeakMap<Scheme, [SharedValues, SharedValues]>()
-
-function sharedValuesOf(scheme: Scheme, nilNotEqual: boolean): SharedValues {
-  let pair = sharedValues.get(scheme)
-  if (pair === undefined) {
-    pair = [new SharedValues(), new SharedValues()]
-    sharedValues.set(scheme, pair)
-  }
-  return pair[nilNotEqual ? 1 : 0]
-}
-
 /** Functions true only when their first argument contains their second. */
 const AFFIX_FUNCTIONS = new Set(['starts_with', 'ends_with'])
-
-/** The identity of a value: its field or call and arguments, and steps, without positions. */
-function valueKey(node: IndexNode | IndexNode['target']): string {
-  const value = node.kind === 'index' && node.indexes.length === 0 ? node.target : node
-  return JSON.stringify(value, (key, item: unknown) =>
-    key === 'span' || key.endsWith('Span')
-      ? undefined
-      : typeof item === 'bigint'
-        ? `${item}n`
-        : item,
-  )
-}
 
 export class Compiler {
   readonly shared: SharedValues

@@ -11,6 +11,8 @@
 // earlier one again recomputes the same value. It keeps that last context (and its values) alive
 // until the next one arrives.
 
+import type { Scheme } from '../scheme/scheme'
+import type { IndexNode } from '../syntax/ast'
 import type { EvaluationContext } from '../values/evaluation'
 import { ScannedInput, scannedInput } from '../regex/prefilter'
 import type { Value } from '../values/types'
@@ -100,4 +102,30 @@ export class SharedValues {
     }
     return shared
   }
+}
+
+// A pure call's value, and a value tried with regular expressions, depend only on the request and
+// recur across the rules of a ruleset: expressions compiled alike (same scheme, same treatment of
+// missing values, which Bool arguments depend on) share one SharedValue per distinct one.
+const sharedValues = new WeakMap<Scheme, [SharedValues, SharedValues]>()
+
+export function sharedValuesOf(scheme: Scheme, nilNotEqual: boolean): SharedValues {
+  let pair = sharedValues.get(scheme)
+  if (pair === undefined) {
+    pair = [new SharedValues(), new SharedValues()]
+    sharedValues.set(scheme, pair)
+  }
+  return pair[nilNotEqual ? 1 : 0]
+}
+
+/** The identity of a value: its field or call and arguments, and steps, without positions. */
+export function valueKey(node: IndexNode | IndexNode['target']): string {
+  const value = node.kind === 'index' && node.indexes.length === 0 ? node.target : node
+  return JSON.stringify(value, (key, item: unknown) =>
+    key === 'span' || key.endsWith('Span')
+      ? undefined
+      : typeof item === 'bigint'
+        ? `${item}n`
+        : item,
+  )
 }

@@ -4,6 +4,10 @@
 // after a Bytes field and IPv6 after an Ip field), and the type errors the vendor reports while
 // parsing are reported here, at the same place and in the same order. Whole-expression rules (the
 // root must be Bool, where functions may be used, known lists) are the checker's.
+//
+// One piece over 500 lines: one recursive-descent class whose methods (logical expressions,
+// comparisons, sets, index expressions and function calls) call each other and share the source,
+// the scheme and the nesting depth; parse.ts holds its entry points.
 
 import type {
   ArgNode,

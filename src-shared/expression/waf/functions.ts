@@ -1,5 +1,8 @@
 // The vendor's functions of the Rules language (docs/vendor-behaviour.md#functions): the catalogue
 // a WAF scheme offers, each with its signature, where it may be used and its implementation.
+//
+// One piece over 500 lines: it is one list, the catalogue, kept whole so that it reads as the
+// vendor's reference does; what the functions compute is in operations.ts.
 
 import { defineFunction, type FunctionDefinition } from '../scheme/functions'
 import { asciiLower, asciiUpper, bytesToText, utf8Bytes } from '../values/bytes'
