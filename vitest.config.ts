@@ -1,7 +1,10 @@
 import { resolve } from 'node:path'
+import { svelte } from '@sveltejs/vite-plugin-svelte'
 import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
+  // compiles the renderer's runes (`*.svelte.ts` state classes) for tests/unit/renderer
+  plugins: [svelte({ configFile: false })],
   resolve: { alias: { '@shared': resolve(import.meta.dirname, 'src-shared') } },
   test: {
     include: ['tests/unit/**/*.test.ts', 'tests/api/**/*.test.ts'],

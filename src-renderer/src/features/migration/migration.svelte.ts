@@ -13,7 +13,7 @@ import type {
 } from '@shared/api/waf'
 import { api, workbenchApi } from '../../lib/api'
 import { errorMessages } from '../../lib/api-error'
-import { openZoneScreen, ZoneChoice } from '../../lib/state/zone-choice.svelte'
+import { ZoneChoice } from '../../lib/state/zone-choice.svelte'
 import { ComparisonState } from './comparison.svelte'
 import { LegacySettingsState } from './legacy-settings.svelte'
 import { deployPath, type DeployMode, type WizardStep } from './migration-view'
@@ -62,10 +62,6 @@ export class MigrationWizard {
     }
     return this.preview?.config ?? null
   })
-
-  load(): Promise<void> {
-    return openZoneScreen(this)
-  }
 
   async select(zoneId: string): Promise<void> {
     this.stopPolling()

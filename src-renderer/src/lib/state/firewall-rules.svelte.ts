@@ -12,7 +12,7 @@ import type {
 } from '@shared/api/firewall'
 import { allPages, api, workbenchApi } from '../api'
 import { changeZone, loadZone } from './zone-editing'
-import { openZoneScreen, ZoneChoice } from './zone-choice.svelte'
+import { ZoneChoice } from './zone-choice.svelte'
 
 /** The workbench's quota setting for a zone's firewall rules. */
 export interface FirewallSettings {
@@ -55,10 +55,6 @@ export class FirewallRulesState {
   errors = $state.raw<ApiMessage[]>([])
   loading = $state(false)
   busy = $state(false)
-
-  load(): Promise<void> {
-    return openZoneScreen(this)
-  }
 
   async select(zoneId: string): Promise<void> {
     this.choice.choose(zoneId)

@@ -5,7 +5,7 @@ import type { ApiMessage } from '@shared/api/envelope'
 import type { HistoryEntry, HistoryRestore } from '@shared/api/history'
 import { workbenchApi } from '../api'
 import { errorMessages } from '../api-error'
-import { openZoneScreen, ZoneChoice } from './zone-choice.svelte'
+import { ZoneChoice } from './zone-choice.svelte'
 
 /** How many of a zone's latest points the screen lists. */
 const POINTS_SHOWN = 200
@@ -17,10 +17,6 @@ export class HistoryState {
   errors = $state.raw<ApiMessage[]>([])
   /** The last restore, so the screen can offer to undo it. */
   lastRestore = $state<{ time: string; undoBookmark: string } | null>(null)
-
-  load(): Promise<void> {
-    return openZoneScreen(this)
-  }
 
   async select(zoneId: string): Promise<void> {
     this.choice.choose(zoneId)

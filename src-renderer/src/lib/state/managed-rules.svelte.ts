@@ -18,7 +18,7 @@ import {
 import type { EffectiveRule } from '@shared/rulesets/overrides'
 import { allCursorPages, api } from '../api'
 import { ApiCallError, errorMessages } from '../api-error'
-import { openZoneScreen, ZoneChoice } from './zone-choice.svelte'
+import { ZoneChoice } from './zone-choice.svelte'
 import {
   addCategoryOverride,
   moveCategoryOverrideUp,
@@ -135,10 +135,6 @@ export class ManagedRulesState {
 
   private entrypointPath(zoneId: string): string {
     return `/zones/${zoneId}/rulesets/phases/${MANAGED_PHASE}/entrypoint`
-  }
-
-  load(): Promise<void> {
-    return openZoneScreen(this)
   }
 
   async select(zoneId: string): Promise<void> {

@@ -6,17 +6,13 @@ import type { ReplaySummary } from '@shared/api/simulate'
 import { workbenchApi } from '../api'
 import { ReplayTally } from '@shared/replay/replay-tally'
 import { ChunkedRun } from './chunked-run.svelte'
-import { openZoneScreen, ZoneChoice } from './zone-choice.svelte'
+import { ZoneChoice } from './zone-choice.svelte'
 
 export class ReplayState extends ChunkedRun<ReplaySummary> {
   readonly choice = new ZoneChoice()
   file = $state.raw<File | null>(null)
   /** Off by default: bulk traffic would crowd the zone's capped event log. */
   record = $state(false)
-
-  load(): Promise<void> {
-    return openZoneScreen(this)
-  }
 
   select(zoneId: string): void {
     this.choice.choose(zoneId)

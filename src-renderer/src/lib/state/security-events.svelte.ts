@@ -7,7 +7,7 @@ import { workbenchApi } from '../api'
 import { errorMessages } from '../api-error'
 import { eventQuery } from '../event-query'
 import type { EventLogSettings, EventLogStatus, SecurityEvent } from '@shared/api/simulate'
-import { openZoneScreen, ZoneChoice } from './zone-choice.svelte'
+import { ZoneChoice } from './zone-choice.svelte'
 
 const HOUR = 3600 * 1000
 
@@ -40,10 +40,6 @@ export class SecurityEventsState {
   window = $state.raw<EventWindow>({ since: null, until: Date.now() })
   loading = $state(false)
   errors = $state.raw<ApiMessage[]>([])
-
-  load(): Promise<void> {
-    return openZoneScreen(this)
-  }
 
   async select(zoneId: string): Promise<void> {
     this.choice.choose(zoneId)

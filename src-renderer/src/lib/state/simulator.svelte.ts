@@ -11,7 +11,7 @@ import type { Outcome, Simulation, SimulatedRequest } from '@shared/api/simulate
 import { buildRequest, requestFields } from '../request-fields'
 import { RequestDraft } from './request-draft.svelte'
 import { moveStoredSamples } from './sample-requests'
-import { openZoneScreen, ZoneChoice } from './zone-choice.svelte'
+import { ZoneChoice } from './zone-choice.svelte'
 
 export interface SuiteRow {
   sample: Sample
@@ -36,10 +36,6 @@ export class SimulatorState {
   samples = $state.raw<Sample[]>([])
   suite = $state.raw<SuiteRow[]>([])
   suiteRunning = $state(false)
-
-  load(): Promise<void> {
-    return openZoneScreen(this)
-  }
 
   async select(zoneId: string): Promise<void> {
     const previous = this.choice.zone

@@ -1,0 +1,73 @@
+// The Migration screen's state against a real service: the wizard opens on a zone still on the
+// previous product, its settings are edited through the API, the eligibility check and the
+// generated configuration are fetched, the side-by-side replay adds up, and a cut-over needs the
+// zone's name typed.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Running } from '../../../api/harness'
+import { createZone, startRendererService, stopRendererService } from './renderer-service'
+
+type Module<T> = T extends () => Promise<infer M> ? M : never
+const modules = () =>
+  Promise.all([
+    import('../../../../src-renderer/src/features/migration/migration.svelte'),
+    import('../../../../src-renderer/src/lib/state/zone-choice.svelte'),
+  ])
+
+let running: Running
+let migration: Module<typeof modules>[0]
+let choice: Module<typeof modules>[1]
+
+beforeAll(async () => {
+  running = await startRendererService()
+  ;[migration, choice] = await modules()
+  await createZone(running, { name: 'legacy.example', plan: 'business', waf_product: 'previous' })
+})
+afterAll(() => stopRendererService(running))
+
+describe('MigrationWizard', () => {
+  it('opens on the settings of a zone on the previous product, and edits them', async () => {
+    const wizard = new migration.MigrationWizard()
+    await choice.openZoneScreen(wizard)
+    expect(wizard.step).toBe('settings')
+    expect(wizard.state).not.toBe('completed')
+    expect(wizard.settings.packages.length).toBeGreaterThan(0)
+    const before = wizard.settings.wafSetting?.value
+    const other = before === 'on' ? 'off' : 'on'
+    expect(await wizard.settings.setWaf(other)).toBe(true)
+    expect(wizard.settings.wafSetting?.value).toBe(other)
+    expect(await wizard.settings.setWaf(before ?? 'on')).toBe(true)
+  })
+
+  it('checks eligibility, previews the configuration and compares traffic side by side', async () => {
+    const wizard = new migration.MigrationWizard()
+    await choice.openZoneScreen(wizard)
+    await wizard.open('eligibility')
+    expect(wizard.check?.compatible).toBe(true)
+    await wizard.open('review')
+    expect(wizard.preview?.config).not.toBeNull()
+    wizard.comparison.pasted = ['/', '/wp-login.php']
+      .map((path) => JSON.stringify({ method: 'GET', url: `https://legacy.example${path}` }))
+      .join('\n')
+    await wizard.comparison.run(wizard.choice.zoneId!)
+    expect(wizard.comparison.errors).toEqual([])
+    expect(wizard.comparison.result?.requests).toBe(2)
+    expect(wizard.comparison.result?.new_configuration).toBe('generated')
+  })
+
+  it('cuts over only once the zone is named', async () => {
+    const wizard = new migration.MigrationWizard()
+    await choice.openZoneScreen(wizard)
+    await wizard.open('cutover')
+    wizard.confirmation = 'another.example'
+    expect(wizard.confirmed).toBe(false)
+    await wizard.cutOver()
+    expect(wizard.state).not.toBe('pending')
+    wizard.confirmation = 'legacy.example'
+    expect(wizard.confirmed).toBe(true)
+    await wizard.cutOver()
+    wizard.stopPolling()
+    expect(wizard.errors).toEqual([])
+    expect(wizard.state).toBe('pending')
+  })
+})
