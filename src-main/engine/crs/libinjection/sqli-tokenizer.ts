@@ -111,19 +111,38 @@ const WORDS = new Map<string, string>(Object.entries(KEYWORDS))
 for (const fingerprint of FINGERPRINTS) WORDS.set('0' + fingerprint, TYPE.FINGERPRINT)
 const LONGEST_WORD = Math.max(...[...WORDS.keys()].map((word) => word.length))
 
+function upperCode(code: number): number {
+  return code >= 0x61 && code <= 0x7a ? code - 0x20 : code
+}
+
+/** A word's length, first and last byte (upper-cased), as an index into SKETCHES. */
+function sketch(length: number, first: number, last: number): number {
+  return (length << 12) | ((upperCode(first) & 0x3f) << 6) | (upperCode(last) & 0x3f)
+}
+
+/** Marks the sketch of every word, so that most words that are none are told without a copy. */
+const SKETCHES = new Uint8Array((LONGEST_WORD + 1) << 12)
+for (const word of WORDS.keys()) {
+  SKETCHES[sketch(word.length, word.charCodeAt(0), word.charCodeAt(word.length - 1))] = 1
+}
+
 /**
- * The type of a word (keyword, function, operator, phrase or '0'-prefixed fingerprint), or ''.
- * Words are compared with a-z upper-cased and nothing else (libinjection's cstrcasecmp), so a
- * string with a NUL or a byte above 0x7f is never one.
+ * The type of `text` from `start` to `end` as a word (keyword, function, operator, phrase or
+ * '0'-prefixed fingerprint), or ''. Words are compared with a-z upper-cased and nothing else
+ * (libinjection's cstrcasecmp), so a string with a NUL or a byte above 0x7f is never one.
  */
-export function lookupWord(word: string): string {
-  if (word.length > LONGEST_WORD) return TYPE.NONE
+export function lookupWord(text: string, start = 0, end = text.length): string {
+  const length = end - start
+  if (length <= 0 || length > LONGEST_WORD) return TYPE.NONE
+  const first = text.charCodeAt(start)
+  if (SKETCHES[sketch(length, first, text.charCodeAt(end - 1))] !== 1) return TYPE.NONE
   let lowerCase = false
-  for (let i = 0; i < word.length; i++) {
-    const code = word.charCodeAt(i)
+  for (let i = start; i < end; i++) {
+    const code = text.charCodeAt(i)
     if (code === NUL || code > 0x7f) return TYPE.NONE
     if (code >= 0x61 && code <= 0x7a) lowerCase = true
   }
+  const word = start === 0 && end === text.length ? text : text.substring(start, end)
   return WORDS.get(lowerCase ? word.toUpperCase() : word) ?? TYPE.NONE
 }
 
@@ -354,7 +373,7 @@ export class SqliTokenizer {
       this.token.assign(TYPE.OPERATOR, input, pos, 3)
       return pos + 3
     }
-    const type = lookupWord(input.substring(pos, pos + 2))
+    const type = lookupWord(input, pos, pos + 2)
     if (type !== TYPE.NONE) {
       this.token.assign(type, input, pos, 2)
       return pos + 2
@@ -497,7 +516,7 @@ export class SqliTokenizer {
     for (let i = 0; i < token.len; i++) {
       const code = value.charCodeAt(i)
       if (code === 0x2e || code === TICK) {
-        const type = lookupWord(value.substring(0, i))
+        const type = lookupWord(value, 0, i)
         if (type !== TYPE.NONE && type !== TYPE.BAREWORD) {
           token.clear()
           token.assign(type, input, pos, i)
