@@ -90,6 +90,9 @@ interface Phase {
   rules: (CompiledRule | undefined)[]
 }
 
+/** Parameters compiled and kept per rule (those with macros vary by request). */
+const OPERATOR_CACHE_LIMIT = 16
+
 const SCORE_VARIABLE = /^(?:inbound_)?anomaly_score_pl([1-4])$/
 
 /** A compiled CRS program, run on requests. */
@@ -135,13 +138,9 @@ export class CrsProgramRunner {
     const operator = (parameter: string): Operator => {
       let op = cache.get(parameter)
       if (op === undefined) {
-        op =
-          name === 'unconditional'
-            ? () => ['']
-            : ['geolookup', 'rbl', 'ipmatchfromfile'].includes(name)
-              ? () => undefined
-              : compileOperator(name, parameter, context)
-        cache.set(parameter, op)
+        op = compileOperator(name, parameter, context)
+        // A parameter made of the request (`%{request_headers.host}`) is compiled each time.
+        if (cache.size < OPERATOR_CACHE_LIMIT) cache.set(parameter, op)
       }
       return op
     }

@@ -33,7 +33,7 @@ export interface CrsControl {
 }
 
 export interface CrsOperator {
-  /** without `@`, lower case (`rx`, `pmfromfile`, `detectsqli`); SecAction's is `unconditional` */
+  /** without `@`, lower case (`rx`, `pmfromfile`, `detectsqli`); SecAction's is `unconditionalmatch` */
   name: string
   parameter: string
   negated: boolean

@@ -186,7 +186,7 @@ export class SecLangReader {
       const directive = name.toLowerCase()
       if (directive === 'secrule') this.rule(args[0]!, parseOperator(args[1] ?? ''), args[2])
       else if (directive === 'secaction')
-        this.rule(undefined, { name: 'unconditional', parameter: '', negated: false }, args[0])
+        this.rule(undefined, { name: 'unconditionalmatch', parameter: '', negated: false }, args[0])
       else if (directive === 'secmarker') this.items.push({ marker: args[0]! })
       else if (directive === 'secdefaultaction') {
         const phase = parseActions(args[0] ?? '').find(([n]) => n === 'phase')

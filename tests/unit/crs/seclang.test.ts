@@ -76,7 +76,7 @@ SecAction "id:2,phase:2,setvar:!tx.x,setvar:tx.y=-3"`)
     expect(action).toMatchObject({
       id: 2,
       variables: [],
-      operator: { name: 'unconditional' },
+      operator: { name: 'unconditionalmatch' },
       setvars: [
         { collection: 'TX', name: 'x', operation: 'delete' },
         { collection: 'TX', name: 'y', operation: 'subtract', value: '3' },
