@@ -212,6 +212,7 @@ export class SqliTokenizer {
     }
     while (this.pos < length) {
       const code = input.charCodeAt(this.pos)
+      // A code unit above 0xff (the input is not a binary string) reads as a word character.
       this.pos = this.step(code < 256 ? CLASS_OF[code]! : CHAR_WORD)
       if (token.type !== TYPE.NONE) {
         this.statsTokens += 1
