@@ -21,6 +21,31 @@ const upward = (...dirs) => ({
   message:
     'Dependencies point one way: shared ← storage ← objects ← zones ← api ← service ← shells.',
 })
+// Inside the expression language the sub-layers point one way too (src-shared/expression/README.md):
+// values ← regex ← scheme ← syntax ← compile ← waf ← the public face (index.ts, tooling.ts). The
+// generic language never reaches the vendor's embedding, as wirefilter's engine never reaches its
+// scheme's (https://github.com/cloudflare/wirefilter).
+const EXPRESSION_LAYERS = ['values', 'regex', 'scheme', 'syntax', 'compile', 'waf']
+const expressionLayer = (dir, index) =>
+  layer(
+    [`src-shared/expression/${dir}/**`],
+    [
+      nodeBuiltins,
+      electron,
+      upward('src-main', 'src-renderer'),
+      {
+        group: [
+          ...EXPRESSION_LAYERS.slice(index + 1).flatMap((d) => [`**/${d}`, `**/${d}/*`]),
+          '**/expression',
+          '**/expression/index',
+          '**/expression/tooling',
+          '../index',
+          '../tooling',
+        ],
+        message: `Inside src-shared/expression, ${dir}/ may import only the layers below it: ${EXPRESSION_LAYERS.slice(0, index).join(', ') || 'none, it is the lowest'}.`,
+      },
+    ],
+  )
 
 export default ts.config(
   {
@@ -55,6 +80,7 @@ export default ts.config(
   // Tests read JSON envelopes of many shapes; typing each one would test the types, not the code.
   { files: ['tests/**'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
   layer(['src-shared/**'], [nodeBuiltins, electron, upward('src-main', 'src-renderer')]),
+  ...EXPRESSION_LAYERS.map(expressionLayer),
   layer(['src-renderer/**'], [nodeBuiltins, electron, upward('src-main')]),
   layer(
     ['src-main/engine/**'],
