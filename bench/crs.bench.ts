@@ -1,0 +1,106 @@
+// The OWASP managed ruleset's throughput on the CRS corpus (issue 18): requests per second on one
+// core through OWASP alone at paranoia levels 1 and 4 (context built and evaluated, no trace),
+// beside building the requests' contexts alone in the same run, and beside ModSecurity's own
+// engine time per request on the same corpus (the median of the golden files' modsec_us, phases 1
+// and 2, written by `npm run crs:reference`). Goal: at least 10× ModSecurity's throughput per core.
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { requestContext } from '@shared/expression'
+import { compileZone, type EngineRuleset } from '../src-main/engine'
+import { ManagedCatalog, readCatalogFiles } from '../src-main/zones/catalog'
+import { describeRequest, type CorpusRecord, type GoldenRecord } from '../tests/unit/crs/corpus'
+import { heading, report, throughput, type Throughput } from './measure'
+
+const root = resolve(import.meta.dirname, '..')
+const OWASP = '4814384a9e5d4991b9815dcfc25d2f1f'
+const OWASP_ANOMALY_RULE = '6179ae15870a4bb7b2d480d4843b323c'
+const catalog = new ManagedCatalog(readCatalogFiles(resolve(root, 'resources')))
+
+function readLines<T>(file: string): T[] {
+  return readFileSync(resolve(root, 'tests/fixtures/crs', file), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as T)
+}
+
+const requests = readLines<CorpusRecord>('crs-tests.ndjson')
+  .filter((record) => record.wb_ok)
+  .map(describeRequest)
+
+/** The zone's entry point executing OWASP with the levels above `level` off (threshold 5). */
+function owaspAt(level: number): EngineRuleset {
+  const categories = [2, 3, 4]
+    .filter((n) => n > level)
+    .map((n) => ({ category: `paranoia-level-${n}`, enabled: false }))
+  return {
+    id: '0'.repeat(32),
+    name: 'zone entry point',
+    description: '',
+    kind: 'zone',
+    phase: 'http_request_firewall_managed',
+    version: '1',
+    last_updated: '',
+    rules: [
+      {
+        id: '1'.repeat(32),
+        ref: 'owasp',
+        version: '1',
+        action: 'execute',
+        expression: 'true',
+        description: '',
+        enabled: true,
+        last_updated: '',
+        action_parameters: {
+          id: OWASP,
+          version: 'latest',
+          overrides: {
+            ...(categories.length > 0 ? { categories } : {}),
+            rules: [{ id: OWASP_ANOMALY_RULE, score_threshold: 5 }],
+          },
+        },
+      },
+    ],
+  }
+}
+const ROUNDS = 3
+const TIMINGS = 5
+const ops = requests.length * ROUNDS
+const credentials = () => undefined
+
+/** ModSecurity's requests per second on one core: one over its median time per request. */
+function modSecurity(level: number): Throughput {
+  const times = readLines<GoldenRecord>(`golden-pl${level}.jsonl`)
+    .flatMap((g) => (g.modsec_us === null ? [] : [g.modsec_us]))
+    .sort((a, b) => a - b)
+  const median = times[times.length >> 1] ?? NaN
+  return { label: `ModSecurity PL${level} (median ${median} µs)`, opsPerSec: 1e6 / median }
+}
+
+heading(`crs: OWASP ruleset alone on the CRS corpus (${requests.length} requests), one core`)
+const contexts = await throughput(
+  'build request contexts',
+  ops,
+  () => {
+    for (let i = 0; i < ROUNDS; i++) for (const request of requests) requestContext(request)
+  },
+  TIMINGS,
+)
+for (const level of [1, 4]) {
+  const zone = compileZone({
+    zoneEntrypoint: owaspAt(level),
+    firewallRules: [],
+    resolveRuleset: (id, version) => catalog.resolve(id, version),
+  })
+  const simulated = await throughput(
+    `OWASP PL${level} (context + evaluation)`,
+    ops,
+    () => {
+      for (let i = 0; i < ROUNDS; i++)
+        for (const request of requests)
+          zone.evaluate(requestContext(request), { trace: false, credentials })
+    },
+    TIMINGS,
+  )
+  report(simulated, contexts)
+  report(simulated, modSecurity(level), 10)
+}
