@@ -6,16 +6,15 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { build } from 'esbuild'
+import { join } from 'node:path'
 import { afterAll, beforeAll, expect } from 'vitest'
+import { bundleChild, removeChildBundle } from '../../child-bundle'
 import { CRASH_CREDENTIALS } from './credentials'
 
 export const KILLS = Number(process.env.CRASH_KILLS ?? 10)
 
-const repoRoot = join(import.meta.dirname, '..', '..', '..')
-
 const made: string[] = []
+let bundle: string | undefined
 
 /** A fresh data dir, removed by `cleanUp`. */
 export function newDataDir(): string {
@@ -27,6 +26,8 @@ export function newDataDir(): string {
 /** Removes the data dirs and the bundle this file's tests made. */
 export function cleanUp(): void {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true })
+  if (bundle !== undefined) removeChildBundle(bundle)
+  bundle = undefined
 }
 
 /**
@@ -34,9 +35,8 @@ export function cleanUp(): void {
  * removed after. Answers the bundle's path, for once the tests run.
  */
 export function crashSuite(): () => string {
-  let bundle: string | undefined
   beforeAll(async () => {
-    bundle = await bundleChild()
+    bundle = await bundleChild(join(import.meta.dirname, 'service-child.ts'))
   })
   afterAll(cleanUp)
   return () => {
@@ -75,23 +75,6 @@ export async function killRounds(
     }
     await stormUntilKilled(child, randomDelay(min, max), rounds.clients(child))
   }
-}
-
-/** Bundles the child; the bundle sits under the repository so that its packages and resources resolve. */
-export async function bundleChild(): Promise<string> {
-  const outfile = join(repoRoot, 'node_modules', '.cache', `crash-${process.pid}`, 'child.mjs')
-  await build({
-    entryPoints: [join(import.meta.dirname, 'service-child.ts')],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    logLevel: 'error',
-  })
-  made.push(dirname(outfile))
-  return outfile
 }
 
 export interface Child {

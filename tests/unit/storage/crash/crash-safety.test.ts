@@ -1,18 +1,24 @@
 // A writer is killed with SIGKILL at random moments; every batch it saw confirmed must survive,
-// and no batch may be half there.
+// and no batch may be half there. The writer is bundled once, before its fifty starts.
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
-import { expect, it } from 'vitest'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { bundleChild, removeChildBundle } from '../../../child-bundle'
 import { newFile, open } from '../temp-storage'
 
 const KILLS = 50
 const KEYS_PER_BATCH = 5
-const writer = join(import.meta.dirname, 'writer.ts')
+let writer: string
+
+beforeAll(async () => {
+  writer = await bundleChild(join(import.meta.dirname, 'writer.ts'))
+})
+afterAll(() => removeChildBundle(writer))
 
 /** Runs the writer from `firstBatch`, kills it after `delayMs` of writing; returns the last confirmed batch. */
 function runAndKill(file: string, firstBatch: number, delayMs: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', writer, file, String(firstBatch)], {
+    const child = spawn(process.execPath, [writer, file, String(firstBatch)], {
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let confirmed = firstBatch - 1

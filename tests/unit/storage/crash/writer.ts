@@ -1,5 +1,6 @@
-// Child process of crash-safety.test.ts: writes numbered batches forever and reports each one on
-// stdout once its promise has resolved (storage confirms it durable), until it is killed.
+// Child process of crash-safety.test.ts, which bundles it: writes numbered batches forever and
+// reports each one on stdout once its promise has resolved (storage confirms it durable), until
+// it is killed.
 import { openStorage } from '../../../../src-main/storage'
 
 const [file, firstBatchArgument, keysArgument] = process.argv.slice(2)
