@@ -62,7 +62,8 @@ interface CompiledRule {
   /** the transformations' names joined, the key of the transformation cache */
   chainKey: string
   operator: (parameter: string) => Operator
-  keyPatterns: Map<string, Operator>
+  /** `:/regex/` selectors: whether a key is selected */
+  keyPatterns: Map<string, (key: string) => boolean>
   chain: CompiledRule | undefined
   /** where skipAfter goes: the index after the marker in this phase */
   skipTo: number | undefined
@@ -74,6 +75,8 @@ interface CompiledRule {
   transformedKey: string
   /** whether a target reads what rules change (TX, MATCHED_VAR…), so cannot be shared */
   dynamicTargets: boolean
+  /** each target as text: the same target in another rule shares its values */
+  variableKeys: string[]
 }
 
 /** Collections that rules change as they run: never shared between rules. */
@@ -92,6 +95,8 @@ interface Phase {
 
 /** Parameters compiled and kept per rule (those with macros vary by request). */
 const OPERATOR_CACHE_LIMIT = 16
+/** Keys whose selection by a `:/regex/` is remembered, per selector. */
+const KEY_ANSWERS_LIMIT = 4096
 
 const SCORE_VARIABLE = /^(?:inbound_)?anomaly_score_pl([1-4])$/
 
@@ -165,6 +170,7 @@ export class CrsProgramRunner {
       targetsKey: JSON.stringify(rule.variables),
       transformedKey: `${JSON.stringify(rule.variables)} ${rule.transformations.join(',')}`,
       dynamicTargets: rule.variables.some((v) => DYNAMIC.has(v.collection)),
+      variableKeys: rule.variables.map((v) => JSON.stringify(v)),
     }
   }
 
@@ -194,6 +200,7 @@ class Transaction {
   /** a target list's values after a transformation chain, by list and chain, this phase */
   private readonly transformedTargets = new Map<string, Entry[]>()
   private readonly expandedTargets = new Map<string, Entry[]>()
+  private readonly variableCache = new Map<string, Entry[]>()
   stopped = false
   readonly tx = new Map<string, string>()
   readonly removed = new Set<number>()
@@ -225,6 +232,7 @@ class Transaction {
     this.phase = phase
     this.transformedTargets.clear()
     this.expandedTargets.clear()
+    this.variableCache.clear()
   }
 
   private header(lowerName: string): string | undefined {
@@ -426,15 +434,27 @@ class Transaction {
   private expandTargets(compiled: CompiledRule): Entry[] {
     const variables = compiled.rule.variables
     let targets: Entry[] = []
-    for (const variable of variables) {
-      const values = this.collection(variable, compiled)
+    variables.forEach((variable, index) => {
+      const values = this.variableValues(variable, compiled.variableKeys[index]!, compiled)
       if (variable.count) targets.push([`&${variable.collection}`, String(values.length)])
       else if (variable.exclude) {
+        if (values.length === 0) return
         const keys = new Set(values.map(([k]) => k.toLowerCase()))
         targets = targets.filter(([k]) => !keys.has(k.toLowerCase()))
       } else for (const entry of values) targets.push(entry)
-    }
+    })
     return targets
+  }
+
+  /** One target's values; those of the request's own collections are shared between rules. */
+  private variableValues(variable: CrsVariable, key: string, compiled: CompiledRule): Entry[] {
+    if (DYNAMIC.has(variable.collection)) return this.collection(variable, compiled)
+    let values = this.variableCache.get(key)
+    if (values === undefined) {
+      values = this.collection(variable, compiled)
+      this.variableCache.set(key, values)
+    }
+    return values
   }
 
   /** A variable's values, named as ModSecurity names them (`ARGS:q`). */
@@ -452,16 +472,26 @@ class Transaction {
     let selected: Entry[]
     if (name === 'XML') selected = all.filter(([k]) => k === variable.key)
     else if (variable.keyPattern !== undefined) {
-      let pattern = compiled.keyPatterns.get(variable.keyPattern)
-      if (pattern === undefined) {
-        pattern = compileOperator('rx', `(?i)${variable.keyPattern}`, {
+      let selects = compiled.keyPatterns.get(variable.keyPattern)
+      if (selects === undefined) {
+        const pattern = compileOperator('rx', `(?i)${variable.keyPattern}`, {
           ruleId: compiled.id ?? 0,
           dataFile: () => [],
         })
-        compiled.keyPatterns.set(variable.keyPattern, pattern)
+        // The same keys come back request after request (TX's above all): each is tested once.
+        const answers = new Map<string, boolean>()
+        selects = (key) => {
+          let answer = answers.get(key)
+          if (answer === undefined) {
+            answer = pattern(key) !== undefined
+            if (answers.size < KEY_ANSWERS_LIMIT) answers.set(key, answer)
+          }
+          return answer
+        }
+        compiled.keyPatterns.set(variable.keyPattern, selects)
       }
-      const test = pattern
-      selected = all.filter(([k]) => test(k) !== undefined)
+      const test = selects
+      selected = all.filter(([k]) => test(k))
     } else {
       const key = variable.key!.toLowerCase()
       selected = all.filter(([k]) => k.toLowerCase() === key)
