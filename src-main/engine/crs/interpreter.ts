@@ -218,7 +218,7 @@ class Transaction {
     options: CrsRunOptions,
   ) {
     const level = String(options.paranoiaLevel)
-    // What the reference's crs-setup.conf adds (reference/start-ref.sh): the level and threshold.
+    // What crs-setup.conf sets for the golden files (scripts/crs-reference.ts): level, threshold.
     this.tx.set('paranoia_level', level)
     this.tx.set('executing_paranoia_level', level)
     this.tx.set('inbound_anomaly_score_threshold', '5')
