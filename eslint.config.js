@@ -12,7 +12,7 @@ const layer = (files, patterns) => ({
 })
 const nodeBuiltins = { group: ['node:*'], message: 'src-shared and the renderer run in a browser.' }
 const electron = {
-  group: ['electron', 'electron/*', 'electron-store'],
+  group: ['electron', 'electron/*'],
   message: 'Only the Electron shell may import electron; the service core runs on plain Node.',
 }
 const upward = (...dirs) => ({

@@ -6,7 +6,6 @@
 // credentials.
 
 import fastifyStatic from '@fastify/static'
-import Conf from 'conf'
 import { existsSync, readFileSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
 import { homedir } from 'node:os'
@@ -20,11 +19,9 @@ import { invokeBridge } from './bridge'
 import { LAUNCH_SECRET_PARAMETER, type UiSessions } from './api/ui-session'
 import {
   DEFAULT_API_PORT,
-  SECRET_FILE_MODE,
   ensureCredentials,
-  protectPreferencesFile,
+  openPreferences,
   storeCredentials,
-  type Preferences,
 } from './preferences'
 import { createService, type Service } from './service'
 
@@ -84,13 +81,7 @@ async function registerCredentialUpload(service: Service): Promise<void> {
 export async function startHeadless(
   options: HeadlessOptions,
 ): Promise<{ service: Service; origin: string; uiAddress: string }> {
-  const preferences = new Conf<Preferences>({
-    cwd: options.dataDir,
-    configName: 'preferences',
-    projectName: 'zone-workbench',
-    configFileMode: SECRET_FILE_MODE,
-  })
-  protectPreferencesFile(preferences.path)
+  const preferences = openPreferences(options.dataDir)
   const credentials = ensureCredentials(preferences, options.apiToken)
   const port = options.port ?? preferences.get('apiPort') ?? DEFAULT_API_PORT
   const service = await createService({

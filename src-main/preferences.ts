@@ -1,8 +1,10 @@
 // Preferences: small settings that belong to the user, not to a zone (window bounds, API port,
-// credentials, theme). Both shells keep them in the same JSON store engine: electron-store in the
-// Electron shell, `conf` (the engine electron-store is built on) in the headless shell. Zone data
-// never lives here. The file holds the API's secrets, so it is its owner's alone (0600).
+// credentials, theme). Both shells keep them with `conf`, in `preferences.json` in their data dir
+// (the file electron-store, which is built on conf, kept for the Electron shell: the renderer
+// never reads preferences, so electron-store's IPC adds nothing). Zone data never lives here. The
+// file holds the API's secrets, so it is its owner's alone (0600).
 
+import Conf from 'conf'
 import { randomBytes } from 'node:crypto'
 import { chmodSync, existsSync } from 'node:fs'
 import type { Credentials } from './api/auth'
@@ -16,7 +18,7 @@ export interface Preferences {
   windowBounds?: { x?: number; y?: number; width: number; height: number }
 }
 
-/** What both stores offer (Conf and electron-store share this surface). */
+/** What the credentials need of the store. */
 export interface PreferenceStore {
   get<K extends keyof Preferences>(key: K): Preferences[K] | undefined
   set<K extends keyof Preferences>(key: K, value: Preferences[K]): void
@@ -35,11 +37,18 @@ export function generateApiToken(): string {
 export const SECRET_FILE_MODE = 0o600
 
 /**
- * Makes an existing preferences file private: the store applies its mode only to files it
- * creates, and data dirs from before this rule hold world-readable ones.
+ * The preferences kept in `dataDir`, their file made private: the store applies its mode only to
+ * files it creates, and data dirs from before this rule hold world-readable ones.
  */
-export function protectPreferencesFile(path: string): void {
-  if (existsSync(path)) chmodSync(path, SECRET_FILE_MODE)
+export function openPreferences(dataDir: string): Conf<Preferences> {
+  const preferences = new Conf<Preferences>({
+    cwd: dataDir,
+    configName: 'preferences',
+    projectName: 'zone-workbench',
+    configFileMode: SECRET_FILE_MODE,
+  })
+  if (existsSync(preferences.path)) chmodSync(preferences.path, SECRET_FILE_MODE)
+  return preferences
 }
 
 /** The vendor's global keys are 37 lowercase hex characters. */

@@ -4,16 +4,13 @@
 // One instance per data dir: a second start focuses the first window and quits.
 
 import { app, BrowserWindow, session, type IpcMainInvokeEvent } from 'electron'
-import Store from 'electron-store'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import {
   DEFAULT_API_PORT,
-  SECRET_FILE_MODE,
   ensureCredentials,
-  protectPreferencesFile,
+  openPreferences,
   storeCredentials,
-  type Preferences,
 } from '../preferences'
 import { createService, type Service } from '../service'
 import { importChosenList } from './credential-import'
@@ -38,11 +35,7 @@ function isOwnFrame(event: IpcMainInvokeEvent): boolean {
 }
 
 async function start(): Promise<void> {
-  const preferences = new Store<Preferences>({
-    name: 'preferences',
-    configFileMode: SECRET_FILE_MODE,
-  })
-  protectPreferencesFile(preferences.path)
+  const preferences = openPreferences(app.getPath('userData'))
   const credentials = ensureCredentials(preferences)
   service = await createService({
     dataDir: app.getPath('userData'),

@@ -1,19 +1,13 @@
 // The credentials a user's scripts depend on: generated once on first run, kept across starts,
 // replaced only when the user passes a token of their own.
 
-import Conf from 'conf'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import {
-  ensureCredentials,
-  generateApiToken,
-  type Preferences,
-} from '../../../src-main/preferences'
+import { ensureCredentials, generateApiToken, openPreferences } from '../../../src-main/preferences'
 
-const freshStore = (dir = mkdtempSync(join(tmpdir(), 'zw-prefs-'))) =>
-  new Conf<Preferences>({ cwd: dir, configName: 'preferences', projectName: 'zone-workbench' })
+const freshStore = (dir = mkdtempSync(join(tmpdir(), 'zw-prefs-'))) => openPreferences(dir)
 
 describe('credentials in preferences', () => {
   it("generates a token shaped like the vendor's and a 37-hex global key on first run", () => {
