@@ -32,7 +32,6 @@ import { ZoneConfiguration } from './zones/configuration'
 import { readLegacyCatalog } from './zones/previous-waf/catalog'
 import { importSampleCredentials, type CredentialNamespace } from './zones/credentials'
 import { Simulator } from './zones/simulator'
-import { importAccountDatabase } from './zones/import-account-db'
 import { ObjectInspector } from './zones/inspector'
 import { openZoneObjects, ZoneRegistry } from './zones/registry'
 import { ZoneEvents } from './zones/zone-events'
@@ -121,7 +120,6 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const zones = new ZoneRegistry(objects, clock)
   // Changes a kill interrupted are finished or undone before anything else reads the zones.
   const repairs = await zones.recover()
-  await importAccountDatabase(options.dataDir, zones)
   // Alarms that fell due while the application was closed run now.
   await Promise.all([
     objects.accounts.startAll(),

@@ -1,11 +1,9 @@
 // Zones live in stateful objects: one SQLite file per zone under <dataDir>/objects/zone/, and the
-// account's index in its own object. Data dirs from before (zones in account.sqlite) are imported
-// once at start, and the old file is kept aside.
+// account's index in its own object.
 
 import Database from 'better-sqlite3'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readdirSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { startService } from './harness'
@@ -53,55 +51,5 @@ describe('zones as objects', () => {
     expect(after.status).toBe(404)
     expect(after.body.errors[0].code).toBe(7003)
     await running.stop()
-  })
-
-  it('imports a data dir whose zones are in account.sqlite, once, keeping the old file aside', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'zw-import-'))
-    const legacy = new Database(join(dataDir, 'account.sqlite'))
-    legacy.exec(`CREATE TABLE zones (id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, type TEXT NOT NULL,
-      plan TEXT NOT NULL, waf_product TEXT NOT NULL, paused INTEGER NOT NULL DEFAULT 0,
-      created_on TEXT NOT NULL, modified_on TEXT NOT NULL)`)
-    const insert = legacy.prepare('INSERT INTO zones VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-    const at = '2026-01-02T03:04:05.000000Z'
-    insert.run(
-      'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
-      'old-one.example',
-      'full',
-      'business',
-      'previous',
-      0,
-      at,
-      at,
-    )
-    insert.run(
-      'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb',
-      'old-two.example',
-      'partial',
-      'free',
-      'managed_rulesets',
-      1,
-      at,
-      at,
-    )
-    legacy.close()
-
-    const running = await startService(dataDir)
-    const first = await running.call('/zones/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa')
-    expect(first.body.result).toMatchObject({
-      name: 'old-one.example',
-      waf_product: 'previous',
-      plan: { legacy_id: 'business' },
-      created_on: at,
-    })
-    const second = await running.call('/zones/bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb')
-    expect(second.body.result).toMatchObject({ paused: true, type: 'partial' })
-    expect(existsSync(join(dataDir, 'account.sqlite'))).toBe(false)
-    expect(existsSync(join(dataDir, 'account.sqlite.imported'))).toBe(true)
-    await running.stop()
-
-    // A second start does not import again (the names would collide if it did).
-    const again = await startService(dataDir)
-    expect((await again.call('/zones')).body.result_info.total_count).toBe(2)
-    await again.stop()
   })
 })

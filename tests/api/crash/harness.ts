@@ -157,8 +157,7 @@ export async function call(
   return { status: response.status, body: text === '' ? null : JSON.parse(text) }
 }
 
-export const randomDelay = (min: number, max: number) =>
-  min + Math.floor(Math.random() * (max - min))
+const randomDelay = (min: number, max: number) => min + Math.floor(Math.random() * (max - min))
 
 /**
  * Runs `clients` until the child dies (a failed connection ends a client), killing it after

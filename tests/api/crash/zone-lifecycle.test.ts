@@ -1,24 +1,16 @@
-// Zones created, deleted and imported under SIGKILL: after each kill the next start finishes or
+// Zones created, deleted and imported from bundles under SIGKILL: after each kill the next start finishes or
 // undoes what was interrupted, every acknowledged write is there, and the index and the zones'
 // objects agree (harness.ts, expectConsistent).
 
-import Database from 'better-sqlite3'
-import { existsSync, mkdirSync } from 'node:fs'
-import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import {
   KILLS,
   call,
   crashSuite,
   expectConsistent,
-  kill,
   killRounds,
-  launch,
   newDataDir,
-  randomDelay,
   report,
-  startChild,
-  stop,
   type Child,
 } from './harness'
 import { CRASH_CREDENTIALS } from './credentials'
@@ -130,36 +122,6 @@ describe('zone changes survive SIGKILL', () => {
       report('bundle import', { kills: KILLS, 'acknowledged imports': acknowledged.size, repairs })
     },
   )
-
-  it(
-    `imports an older data dir's zones exactly once across ${KILLS} kills`,
-    { timeout: TIMEOUT },
-    async () => {
-      const ZONES = 40
-      let repairs = 0
-      let kills = 0
-      while (kills < KILLS) {
-        const dataDir = newDataDir()
-        writeLegacyAccount(dataDir, ZONES)
-        // Two starts killed at random points of the start-up (the import runs in it), then one
-        // that runs to the end.
-        for (let attempt = 0; attempt < 2 && kills < KILLS; attempt++, kills++) {
-          const starting = launch(bundle(), dataDir)
-          await new Promise((resolve) => setTimeout(resolve, randomDelay(150, 900)))
-          await kill(starting)
-        }
-        const child = await startChild(bundle(), dataDir)
-        repairs += child.repairs.length
-        const zones = await expectConsistent(child, dataDir)
-        expect(zones.map((z) => z.name).sort()).toEqual(
-          Array.from({ length: ZONES }, (_, i) => `legacy${i}.example`).sort(),
-        )
-        expect(existsSync(join(dataDir, 'account.sqlite.imported'))).toBe(true)
-        await stop(child)
-      }
-      report('import', { kills, repairs })
-    },
-  )
 })
 
 /** A bundle of a zone holding `count` firewall rules, each with its filter. */
@@ -178,28 +140,4 @@ async function bundleWithRules(child: Child, count: number): Promise<any> {
     headers: { authorization: `Bearer ${CRASH_CREDENTIALS.apiToken}` },
   })
   return exported.json()
-}
-/** A data dir as the version before zones became objects left it: `account.sqlite`. */
-function writeLegacyAccount(dataDir: string, count: number): void {
-  mkdirSync(dataDir, { recursive: true })
-  const db = new Database(join(dataDir, 'account.sqlite'))
-  db.exec(`CREATE TABLE zones (
-    id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, type TEXT NOT NULL, plan TEXT NOT NULL,
-    waf_product TEXT NOT NULL, paused INTEGER NOT NULL, created_on TEXT NOT NULL,
-    modified_on TEXT NOT NULL)`)
-  const insert = db.prepare('INSERT INTO zones VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-  for (let i = 0; i < count; i++) {
-    const at = new Date(Date.UTC(2024, 0, 1, 0, 0, i)).toISOString()
-    insert.run(
-      i.toString(16).padStart(32, '0'),
-      `legacy${i}.example`,
-      'full',
-      'pro',
-      'managed_rulesets',
-      0,
-      at,
-      at,
-    )
-  }
-  db.close()
 }
