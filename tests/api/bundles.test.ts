@@ -6,7 +6,7 @@
 // bundle that is not one, breaks the schema or would be refused by the API writes nothing.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CREDENTIALS, startService, type Running } from './harness'
+import { CREDENTIALS, patch, post, put, type Running, startService } from './harness'
 import {
   GENERAL,
   OWASP,
@@ -16,10 +16,6 @@ import {
   PUBLIC_KEY,
   SWITCH_MS,
   TRADITIONAL_PACKAGE,
-  ok,
-  patch,
-  post,
-  put,
   startSourceAndTarget,
   stopAndRemove,
   previousPackages,
@@ -58,14 +54,14 @@ const withoutExportTime = (text: string) =>
     .join('\n')
 
 const history = async (on: Running, zone: string) =>
-  (await ok(on, `${on.origin}/workbench/v1/zones/${zone}/history?limit=1000`)) as unknown[]
+  (await on.ok(`${on.origin}/workbench/v1/zones/${zone}/history?limit=1000`)) as unknown[]
 
 // ---------------------------------------------------------------------------------------------
 // Fixture zones, built through the vendor's API
 
 /** Managed rulesets with ruleset, tag and rule overrides and payload logging; a custom ruleset. */
 async function managedZone(on: Running): Promise<string> {
-  const zone = (await ok(on, '/zones', post({ name: 'managed.example', plan: 'enterprise' }))).id
+  const zone = (await on.ok('/zones', post({ name: 'managed.example', plan: 'enterprise' }))).id
   const entry = `/zones/${zone}/rulesets/phases/http_request_firewall_managed/entrypoint`
   const deployment = [
     {
@@ -93,10 +89,9 @@ async function managedZone(on: Running): Promise<string> {
       },
     },
   ]
-  const first = await ok(on, entry, put({ rules: deployment }))
+  const first = await on.ok(entry, put({ rules: deployment }))
   // A second version that changes one rule and adds one: versions and refs move apart.
-  await ok(
-    on,
+  await on.ok(
     entry,
     put({
       rules: [
@@ -106,8 +101,7 @@ async function managedZone(on: Running): Promise<string> {
       ].map((rule, index) => (index === 1 ? { ...rule, id: first.rules[1].id } : rule)),
     }),
   )
-  const custom = await ok(
-    on,
+  const custom = await on.ok(
     `/zones/${zone}/rulesets`,
     post({
       name: 'API hardening',
@@ -125,8 +119,7 @@ async function managedZone(on: Running): Promise<string> {
       ],
     }),
   )
-  await ok(
-    on,
+  await on.ok(
     `/zones/${zone}/rulesets/phases/http_request_firewall_custom/entrypoint`,
     put({
       rules: [
@@ -138,8 +131,7 @@ async function managedZone(on: Running): Promise<string> {
       ],
     }),
   )
-  const filters = await ok(
-    on,
+  const filters = await on.ok(
     `/zones/${zone}/filters`,
     post([
       { expression: 'ip.src eq 198.51.100.7', description: 'scanner' },
@@ -147,8 +139,7 @@ async function managedZone(on: Running): Promise<string> {
       { expression: 'http.user_agent contains "curl"' },
     ]),
   )
-  const rules = await ok(
-    on,
+  const rules = await on.ok(
     `/zones/${zone}/firewall/rules`,
     post([
       { action: 'block', priority: 10, filter: { id: filters[0].id }, description: 'scanner' },
@@ -156,23 +147,20 @@ async function managedZone(on: Running): Promise<string> {
       { action: 'log', priority: 5, filter: { id: filters[2].id }, ref: 'curl' },
     ]),
   )
-  await ok(
-    on,
+  await on.ok(
     `/zones/${zone}/firewall/rules/${rules[0].id}`,
     patch({ id: rules[0].id, priority: 1 }),
   )
-  await ok(
-    on,
+  await on.ok(
     `${on.origin}/workbench/v1/zones/${zone}/firewall/settings`,
     patch({ rule_quota: 50 }),
   )
-  await ok(
-    on,
+  await on.ok(
     `${on.origin}/workbench/v1/zones/${zone}/events/settings`,
     patch({ max_events: 5000 }),
   )
   for (const sample of SAMPLES) {
-    await ok(on, `${on.origin}/workbench/v1/zones/${zone}/samples`, post(sample))
+    await on.ok(`${on.origin}/workbench/v1/zones/${zone}/samples`, post(sample))
   }
   return zone
 }
@@ -205,8 +193,7 @@ const SAMPLES = [
 /** A zone on the previous product, set up by previousSettings. */
 async function previousZone(on: Running): Promise<string> {
   const zone = (
-    await ok(
-      on,
+    await on.ok(
       '/zones',
       post({ name: 'legacy.example', plan: 'business', waf_product: 'previous' }),
     )
@@ -218,10 +205,9 @@ async function previousZone(on: Running): Promise<string> {
 /** The previous product: page rules, URI overrides, group and rule modes, OWASP settings. */
 async function previousSettings(on: Running, zone: string, name: string): Promise<void> {
   await previousPackages(on, zone, name)
-  await ok(on, `/zones/${zone}/settings/waf`, patch({ value: 'off' }))
-  await ok(on, `/zones/${zone}/settings/waf`, patch({ value: 'on' }))
-  const pageRule = await ok(
-    on,
+  await on.ok(`/zones/${zone}/settings/waf`, patch({ value: 'off' }))
+  await on.ok(`/zones/${zone}/settings/waf`, patch({ value: 'on' }))
+  const pageRule = await on.ok(
     `/zones/${zone}/pagerules`,
     post({
       targets: [{ target: 'url', constraint: { operator: 'matches', value: `${name}/static/*` } }],
@@ -230,9 +216,8 @@ async function previousSettings(on: Running, zone: string, name: string): Promis
       status: 'active',
     }),
   )
-  await ok(on, `/zones/${zone}/pagerules/${pageRule.id}`, patch({ priority: 3 }))
-  await ok(
-    on,
+  await on.ok(`/zones/${zone}/pagerules/${pageRule.id}`, patch({ priority: 3 }))
+  await on.ok(
     `/zones/${zone}/pagerules`,
     post({
       targets: [{ target: 'url', constraint: { operator: 'matches', value: `*${name}/login` } }],
@@ -250,18 +235,17 @@ async function migrationZone(
   name: string,
   mode: 'validation' | 'pending',
 ): Promise<string> {
-  const zone = (await ok(on, '/zones', post({ name, plan: 'enterprise', waf_product: 'previous' })))
+  const zone = (await on.ok('/zones', post({ name, plan: 'enterprise', waf_product: 'previous' })))
     .id
-  const config = await ok(on, `/zones/${zone}/waf_migration/config?phase_two=1`)
-  await ok(
-    on,
+  const config = await on.ok(`/zones/${zone}/waf_migration/config?phase_two=1`)
+  await on.ok(
     `/zones/${zone}/rulesets/phases/http_request_firewall_managed/entrypoint?waf_migration=${mode}&phase_two=1`,
     put(config),
   )
   // The zone's alarm completes a pending migration SWITCH_MS later.
   while (
     mode === 'pending' &&
-    (await ok(on, `/zones/${zone}/waf_migration/status`)).migration_state !== 'completed'
+    (await on.ok(`/zones/${zone}/waf_migration/status`)).migration_state !== 'completed'
   ) {
     await new Promise((resolve) => setTimeout(resolve, SWITCH_MS / 4))
   }
@@ -272,10 +256,10 @@ async function migrationZone(
 async function everything(on: Running, zone: string): Promise<Record<string, unknown>> {
   const answers: Record<string, unknown> = {}
   const read = async (path: string) => {
-    answers[path.replace(on.origin, '')] = await ok(on, path)
+    answers[path.replace(on.origin, '')] = await on.ok(path)
   }
   await read(`/zones/${zone}`)
-  const rulesets = (await ok(on, `/zones/${zone}/rulesets`)) as { id: string }[]
+  const rulesets = (await on.ok(`/zones/${zone}/rulesets`)) as { id: string }[]
   answers.rulesets = rulesets
   for (const ruleset of rulesets) await read(`/zones/${zone}/rulesets/${ruleset.id}`)
   for (const phase of ['http_request_firewall_managed', 'http_request_firewall_custom']) {
@@ -298,7 +282,7 @@ async function everything(on: Running, zone: string): Promise<Record<string, unk
     for (const pkg of [TRADITIONAL_PACKAGE, OWASP_PACKAGE]) {
       await read(`${waf}/packages/${pkg}/groups?per_page=100`)
       for (let page = 1; ; page++) {
-        const rules = await ok(on, `${waf}/packages/${pkg}/rules?per_page=100&page=${page}`)
+        const rules = await on.ok(`${waf}/packages/${pkg}/rules?per_page=100&page=${page}`)
         if (rules.length === 0) break
         answers[`${pkg} rules ${page}`] = rules
       }
@@ -391,14 +375,12 @@ describe('importing over an existing zone', () => {
   let bundle: any
   beforeAll(async () => {
     const on = target
-    zone = (await ok(on, '/zones', post({ name: 'replace.example', plan: 'enterprise' }))).id
-    const filters = await ok(
-      on,
+    zone = (await on.ok('/zones', post({ name: 'replace.example', plan: 'enterprise' }))).id
+    const filters = await on.ok(
       `/zones/${zone}/filters`,
       post([{ expression: 'ip.src eq 192.0.2.1' }, { expression: 'ip.src eq 192.0.2.2' }]),
     )
-    await ok(
-      on,
+    await on.ok(
       `/zones/${zone}/firewall/rules`,
       post([
         { action: 'block', filter: { id: filters[0].id }, description: 'one' },
@@ -406,8 +388,7 @@ describe('importing over an existing zone', () => {
         { action: 'block', filter: { id: filters[1].id }, description: 'three' },
       ]),
     )
-    await ok(
-      on,
+    await on.ok(
       `/zones/${zone}/rulesets/phases/http_request_firewall_managed/entrypoint`,
       put({
         rules: [{ action: 'execute', expression: 'true', action_parameters: { id: GENERAL } }],
@@ -489,16 +470,15 @@ describe('importing over an existing zone', () => {
       'Zone configuration imported from a bundle: 7 changes; Zone paused: false → true',
     )
 
-    expect((await ok(target, `/zones/${zone}`)).paused).toBe(true)
-    const filter = await ok(target, `/zones/${zone}/filters/${first.id}`)
+    expect((await target.ok(`/zones/${zone}`)).paused).toBe(true)
+    const filter = await target.ok(`/zones/${zone}/filters/${first.id}`)
     expect(filter.expression).toBe('ip.src eq 192.0.2.100')
-    const rules = await ok(target, `/zones/${zone}/firewall/rules`)
+    const rules = await target.ok(`/zones/${zone}/firewall/rules`)
     expect(rules.map((r: any) => r.description)).toEqual(['one', 'two', 'four'])
     expect(rules[1].action).toBe('block')
     // A resource the bundle leaves as it is stays untouched, times included.
     expect(rules[0].modified_on).toBe(bundle.firewall_rules[0].modified_on)
-    const deployed = await ok(
-      target,
+    const deployed = await target.ok(
       `/zones/${zone}/rulesets/phases/http_request_firewall_managed/entrypoint`,
     )
     expect(deployed.version).toBe('2')
@@ -510,11 +490,11 @@ describe('importing over an existing zone', () => {
 describe('importing samples over an existing zone', () => {
   let zone: string
   let bundle: any
-  const samples = (on: Running) => ok(on, `${on.origin}/workbench/v1/zones/${zone}/samples`)
+  const samples = (on: Running) => on.ok(`${on.origin}/workbench/v1/zones/${zone}/samples`)
   beforeAll(async () => {
-    zone = (await ok(target, '/zones', post({ name: 'samples.example' }))).id
+    zone = (await target.ok('/zones', post({ name: 'samples.example' }))).id
     for (const sample of SAMPLES) {
-      await ok(target, `${target.origin}/workbench/v1/zones/${zone}/samples`, post(sample))
+      await target.ok(`${target.origin}/workbench/v1/zones/${zone}/samples`, post(sample))
     }
     bundle = JSON.parse((await exportText(target, zone)).text)
   })
@@ -566,8 +546,7 @@ describe('importing samples over an existing zone', () => {
 describe('importing over a zone on the previous product', () => {
   it('changes settings, packages, modes, overrides and page rules, listing each', async () => {
     const zone = (
-      await ok(
-        target,
+      await target.ok(
         '/zones',
         post({ name: 'legacy-replace.example', plan: 'pro', waf_product: 'previous' }),
       )
@@ -597,13 +576,13 @@ describe('importing over a zone on the previous product', () => {
     expect((await history(target, zone)).length).toBe(points.length + 1)
 
     const waf = `/zones/${zone}/firewall/waf`
-    expect((await ok(target, `/zones/${zone}/settings/waf`)).value).toBe('off')
-    expect((await ok(target, `${waf}/packages/${OWASP_PACKAGE}`)).sensitivity).toBe('high')
+    expect((await target.ok(`/zones/${zone}/settings/waf`)).value).toBe('off')
+    expect((await target.ok(`${waf}/packages/${OWASP_PACKAGE}`)).sensitivity).toBe('high')
     expect(
-      (await ok(target, `${waf}/packages/${OWASP_PACKAGE}/groups/${OWASP_GENERIC_ATTACKS}`)).mode,
+      (await target.ok(`${waf}/packages/${OWASP_PACKAGE}/groups/${OWASP_GENERIC_ATTACKS}`)).mode,
     ).toBe('on')
-    expect(await ok(target, `${waf}/overrides`)).toEqual([])
-    expect((await ok(target, `/zones/${zone}/pagerules/${bundle.page_rules[0].id}`)).status).toBe(
+    expect(await target.ok(`${waf}/overrides`)).toEqual([])
+    expect((await target.ok(`/zones/${zone}/pagerules/${bundle.page_rules[0].id}`)).status).toBe(
       'disabled',
     )
   })
@@ -613,7 +592,7 @@ describe('bad bundles', () => {
   let valid: any
   let zone: string
   beforeAll(async () => {
-    zone = (await ok(source, '/zones', post({ name: 'bad.example', plan: 'pro' }))).id
+    zone = (await source.ok('/zones', post({ name: 'bad.example', plan: 'pro' }))).id
     const text = (await exportText(source, zone)).text
     valid = {
       ...JSON.parse(text),
@@ -716,7 +695,7 @@ describe('bad bundles', () => {
 
   for (const [label, make, code, pointer] of cases) {
     it(`refuses ${label} with a 400 at ${pointer} and writes nothing`, async () => {
-      const zonesBefore = await ok(source, '/zones?per_page=50')
+      const zonesBefore = await source.ok('/zones?per_page=50')
       const points = await history(source, zone)
       for (const query of ['', '?dry_run=true']) {
         const answer = await importBundle(source, make(structuredClone(valid)), query)
@@ -725,7 +704,7 @@ describe('bad bundles', () => {
         expect(answer.body.errors[0].code).toBe(code)
         expect(answer.body.errors[0].source.pointer).toBe(pointer)
       }
-      expect(await ok(source, '/zones?per_page=50')).toEqual(zonesBefore)
+      expect(await source.ok('/zones?per_page=50')).toEqual(zonesBefore)
       expect(await history(source, zone)).toEqual(points)
     })
   }
@@ -768,7 +747,7 @@ describe('bad bundles', () => {
   })
 
   it('a dry run of a new zone answers its changes and creates nothing', async () => {
-    const zonesBefore = await ok(source, '/zones?per_page=50')
+    const zonesBefore = await source.ok('/zones?per_page=50')
     const answer = await importBundle(source, valid, '?dry_run=true')
     expect(answer.status, JSON.stringify(answer.body)).toBe(200)
     expect(answer.body.result.zone).toEqual({ id: 'c'.repeat(32), name: 'fresh.example' })
@@ -780,7 +759,7 @@ describe('bad bundles', () => {
         summary: 'Zone fresh.example created (pro plan)',
       },
     ])
-    expect(await ok(source, '/zones?per_page=50')).toEqual(zonesBefore)
+    expect(await source.ok('/zones?per_page=50')).toEqual(zonesBefore)
   })
 
   it('answers unknown zones and formats in the envelope', async () => {

@@ -12,8 +12,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startHeadless } from '../../src-main/headless'
 import { createService, type Service } from '../../src-main/service'
-import { CREDENTIALS, removeDataDir, startService, type Running } from './harness'
-import { ok, patch, post } from './requests'
+import { CREDENTIALS, patch, post, removeDataDir, type Running, startService } from './harness'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 const BIN = join(ROOT, 'bin', 'zone-workbench.mjs')
@@ -99,7 +98,7 @@ describe('with the data dir’s service running', () => {
   it('applies through the running service, each call reported as the remote answers it', async () => {
     const remote = await startService()
     try {
-      await ok(remote, '/zones', post({ name: 'running.example', plan: 'business' }))
+      await remote.ok('/zones', post({ name: 'running.example', plan: 'business' }))
       const applied = await cli(
         ['apply', 'running.example', '--data-dir', dataDir, '--base-url', remote.api],
         { CLOUDFLARE_API_TOKEN: CREDENTIALS.apiToken },
@@ -110,7 +109,7 @@ describe('with the data dir’s service running', () => {
       expect(applied.stdout).toMatch(
         new RegExp(`\nApplied ${total} of ${total} calls? to running\\.example\\.\n$`),
       )
-      const [zone] = await ok(remote, '/zones?name=running.example')
+      const [zone] = await remote.ok('/zones?name=running.example')
       expect(zone.paused).toBe(true)
     } finally {
       await remote.stop()
@@ -148,14 +147,12 @@ describe('with no service running on the data dir', () => {
   beforeAll(async () => {
     dataDir = tempDir()
     const seeding = await startService(dataDir)
-    zone = (await ok(seeding, '/zones', post({ name: 'shop.example', plan: 'business' }))).id
-    const [filter] = await ok(
-      seeding,
+    zone = (await seeding.ok('/zones', post({ name: 'shop.example', plan: 'business' }))).id
+    const [filter] = await seeding.ok(
       `/zones/${zone}/filters`,
       post([{ expression: 'ip.src eq 198.51.100.7', description: 'scanner' }]),
     )
-    await ok(
-      seeding,
+    await seeding.ok(
       `/zones/${zone}/firewall/rules`,
       post([{ action: 'block', filter: { id: filter.id }, description: 'scanner' }]),
     )
@@ -309,14 +306,12 @@ describe('with no service running on the data dir', () => {
   })
 
   it('pulls a remote zone, plans the local edit (exit 2), applies it, then plans nothing (exit 0)', async () => {
-    const remoteZone = (await ok(remote, '/zones', post({ name: 'prod.example', plan: 'pro' }))).id
-    const [filter] = await ok(
-      remote,
+    const remoteZone = (await remote.ok('/zones', post({ name: 'prod.example', plan: 'pro' }))).id
+    const [filter] = await remote.ok(
       `/zones/${remoteZone}/filters`,
       post([{ expression: 'http.request.uri.path eq "/wp-login.php"', description: 'wp' }]),
     )
-    const [rule] = await ok(
-      remote,
+    const [rule] = await remote.ok(
       `/zones/${remoteZone}/firewall/rules`,
       post([{ action: 'challenge', filter: { id: filter.id }, description: 'wp' }]),
     )
@@ -369,9 +364,7 @@ describe('with no service running on the data dir', () => {
       `done    PUT /zones/${remoteZone}/firewall/rules/${rule.id}\n` +
         'Applied 1 of 1 call to prod.example.\n',
     )
-    expect((await ok(remote, `/zones/${remoteZone}/firewall/rules/${rule.id}`)).action).toBe(
-      'block',
-    )
+    expect((await remote.ok(`/zones/${remoteZone}/firewall/rules/${rule.id}`)).action).toBe('block')
 
     const after = await local(
       ['plan', 'prod.example', '--detailed-exitcode', ...remoteFlags()],
@@ -397,12 +390,10 @@ describe('with no service running on the data dir', () => {
   })
 
   it('an apply the remote refuses is exit 1, with what ran and what failed', async () => {
-    const remoteZone = (
-      await ok(remote, '/zones', post({ name: 'shop.example', plan: 'business' }))
-    ).id
+    const remoteZone = (await remote.ok('/zones', post({ name: 'shop.example', plan: 'business' })))
+      .id
     // No firewall rule may be created there: the filter's POST succeeds, the rule's is refused.
-    await ok(
-      remote,
+    await remote.ok(
       `${remote.origin}/workbench/v1/zones/${remoteZone}/firewall/settings`,
       patch({ rule_quota: 0 }),
     )

@@ -22,13 +22,11 @@ import {
   TRADITIONAL_PACKAGE,
   managedZone,
   migrationZone,
-  ok,
-  post,
   previousZone,
   startSourceAndTarget,
   stopAndRemove,
 } from './fixtures-zones'
-import { CREDENTIALS, type Running } from './harness'
+import { CREDENTIALS, post, type Running } from './harness'
 
 let source: Running
 let target: Running
@@ -88,11 +86,10 @@ describe('export as Terraform', () => {
     const { hcl, headers, text } = await parsedTerraform(zone, 'v5')
     expect(headers.get('content-disposition')).toBe('attachment; filename="managed.example.tf"')
     expect(text).toMatch(/^# Zone managed\.example \(/)
-    const rulesets = await ok(source, `/zones/${zone}/rulesets`)
+    const rulesets = await source.ok(`/zones/${zone}/rulesets`)
     const byPhase = (phase: string) =>
       rulesets.find((ruleset: any) => ruleset.kind === 'zone' && ruleset.phase === phase)
-    const managed = await ok(
-      source,
+    const managed = await source.ok(
       `/zones/${zone}/rulesets/${byPhase('http_request_firewall_managed').id}`,
     )
     const custom = rulesets.find((ruleset: any) => ruleset.kind === 'custom')
@@ -187,7 +184,7 @@ describe('export as Terraform', () => {
       categories: [{ category: 'paranoia-level-3', enabled: false }],
       rules: [{ id: OWASP_ANOMALY, score_threshold: 60, action: 'managed_challenge' }],
     })
-    const firewall = await ok(source, `/zones/${zone}/firewall/rules?per_page=100`)
+    const firewall = await source.ok(`/zones/${zone}/firewall/rules?per_page=100`)
     const filters = resources(hcl, 'cloudflare_filter')
     expect(Object.keys(filters)).toHaveLength(4)
     const rules = resources(hcl, 'cloudflare_firewall_rule')
@@ -203,7 +200,7 @@ describe('export as Terraform', () => {
       expect(filters[filterName].expression).toBe(rule.filter.expression)
       expect(importIds(hcl)[`cloudflare_firewall_rule.${name}`]).toBe(`${zone}/${rule.id}`)
     }
-    const managed = (await ok(source, `/zones/${zone}/rulesets`)).find(
+    const managed = (await source.ok(`/zones/${zone}/rulesets`)).find(
       (ruleset: any) => ruleset.phase === 'http_request_firewall_managed',
     )
     expect(importIds(hcl)['cloudflare_ruleset.http_request_firewall_managed']).toBe(
@@ -301,15 +298,15 @@ function runScript(script: string, on: Running, zone: string, token = CREDENTIAL
 
 /** A zone's rulesets, filters and firewall rules without what differs between zones (ids, times, versions). */
 async function configuration(on: Running, zone: string) {
-  const list = ((await ok(on, `/zones/${zone}/rulesets`)) as { id: string; kind: string }[])
+  const list = ((await on.ok(`/zones/${zone}/rulesets`)) as { id: string; kind: string }[])
     // The account's managed rulesets are listed too: the zone's own are the configuration.
     .filter((ruleset) => ruleset.kind !== 'managed')
   const rulesets = await Promise.all(
-    list.map((ruleset) => ok(on, `/zones/${zone}/rulesets/${ruleset.id}`)),
+    list.map((ruleset) => on.ok(`/zones/${zone}/rulesets/${ruleset.id}`)),
   )
   const names = new Map(rulesets.map((ruleset) => [ruleset.id, ruleset.name]))
-  const filters = await ok(on, `/zones/${zone}/filters?per_page=100`)
-  const rules = await ok(on, `/zones/${zone}/firewall/rules?per_page=100`)
+  const filters = await on.ok(`/zones/${zone}/filters?per_page=100`)
+  const rules = await on.ok(`/zones/${zone}/firewall/rules?per_page=100`)
   const byText = (a: unknown, b: unknown) => JSON.stringify(a).localeCompare(JSON.stringify(b))
   return {
     rulesets: rulesets
@@ -352,7 +349,7 @@ describe.skipIf(jqMissing)(
       expect(script).toMatch(/^#!\/usr\/bin\/env bash\n/)
 
       const zone = (
-        await ok(target, '/zones', post({ name: 'managed.example', plan: 'enterprise' }))
+        await target.ok('/zones', post({ name: 'managed.example', plan: 'enterprise' }))
       ).id
       const first = await runScript(script, target, zone)
       expect(first.stderr).toBe('')
@@ -364,15 +361,15 @@ describe.skipIf(jqMissing)(
 
       // Run again: no error, and not a version, id or time moves.
       const history = async () =>
-        ok(target, `${target.origin}/workbench/v1/zones/${zone}/history?limit=1000`)
+        target.ok(`${target.origin}/workbench/v1/zones/${zone}/history?limit=1000`)
       const everything = async () => ({
         rulesets: await Promise.all(
-          ((await ok(target, `/zones/${zone}/rulesets`)) as { id: string }[]).map((ruleset) =>
-            ok(target, `/zones/${zone}/rulesets/${ruleset.id}`),
+          ((await target.ok(`/zones/${zone}/rulesets`)) as { id: string }[]).map((ruleset) =>
+            target.ok(`/zones/${zone}/rulesets/${ruleset.id}`),
           ),
         ),
-        filters: await ok(target, `/zones/${zone}/filters?per_page=100`),
-        rules: await ok(target, `/zones/${zone}/firewall/rules?per_page=100`),
+        filters: await target.ok(`/zones/${zone}/filters?per_page=100`),
+        rules: await target.ok(`/zones/${zone}/firewall/rules?per_page=100`),
         history: await history(),
       })
       const before = await everything()
@@ -384,7 +381,7 @@ describe.skipIf(jqMissing)(
     it('stops at the first refusal with the API message', async () => {
       const { text: script } = await exportFile(zones.managed!, 'format=curl')
       const zone = (
-        await ok(target, '/zones', post({ name: 'refused.example', plan: 'enterprise' }))
+        await target.ok('/zones', post({ name: 'refused.example', plan: 'enterprise' }))
       ).id
       const failed = await runScript(script, target, zone, 'not-the-token').catch(
         (error: { code: number; stderr: string }) => error,
@@ -393,14 +390,13 @@ describe.skipIf(jqMissing)(
       expect((failed as { stderr: string }).stderr).toMatch(
         /^GET \/zones\/[0-9a-f]{32}\/rulesets failed: 9109: Invalid access token\n$/,
       )
-      expect(await ok(target, `/zones/${zone}/filters`)).toEqual([])
+      expect(await target.ok(`/zones/${zone}/filters`)).toEqual([])
     })
 
     it('makes the previous product and page rules of a zone on it, and changes nothing run again', async () => {
       const { text: script } = await exportFile(zones.previous!, 'format=curl')
       const zone = (
-        await ok(
-          target,
+        await target.ok(
           '/zones',
           post({ name: 'legacy.example', plan: 'business', waf_product: 'previous' }),
         )
@@ -411,12 +407,12 @@ describe.skipIf(jqMissing)(
         const withoutIds = (items: any[]) =>
           items.map(({ id: _id, created_on: _c, modified_on: _m, ...item }) => item)
         return {
-          setting: (await ok(on, `/zones/${id}/settings/waf`)).value,
-          packages: (await ok(on, `${waf}/packages`)).map(({ zone_id: _z, ...pkg }: any) => pkg),
-          groups: await ok(on, `${waf}/packages/${OWASP_PACKAGE}/groups?per_page=100`),
-          rules: await ok(on, `${waf}/packages/${TRADITIONAL_PACKAGE}/rules?per_page=5`),
-          overrides: withoutIds(await ok(on, `${waf}/overrides`)),
-          page_rules: withoutIds(await ok(on, `/zones/${id}/pagerules`)),
+          setting: (await on.ok(`/zones/${id}/settings/waf`)).value,
+          packages: (await on.ok(`${waf}/packages`)).map(({ zone_id: _z, ...pkg }: any) => pkg),
+          groups: await on.ok(`${waf}/packages/${OWASP_PACKAGE}/groups?per_page=100`),
+          rules: await on.ok(`${waf}/packages/${TRADITIONAL_PACKAGE}/rules?per_page=5`),
+          overrides: withoutIds(await on.ok(`${waf}/overrides`)),
+          page_rules: withoutIds(await on.ok(`/zones/${id}/pagerules`)),
           ...(await configuration(on, id)),
         }
       }
@@ -427,7 +423,7 @@ describe.skipIf(jqMissing)(
       expect(made.page_rules).toHaveLength(1)
 
       const history = () =>
-        ok(target, `${target.origin}/workbench/v1/zones/${zone}/history?limit=1000`)
+        target.ok(`${target.origin}/workbench/v1/zones/${zone}/history?limit=1000`)
       const before = await history()
       expect((await runScript(script, target, zone)).stderr).toBe('')
       expect(await history()).toEqual(before)
@@ -436,26 +432,24 @@ describe.skipIf(jqMissing)(
     it('begins the same migration in a zone on the previous product; a migrated zone has no previous product to make', async () => {
       const { text: script } = await exportFile(zones.validating!, 'format=curl')
       const zone = (
-        await ok(
-          target,
+        await target.ok(
           '/zones',
           post({ name: 'validating.example', plan: 'enterprise', waf_product: 'previous' }),
         )
       ).id
       await runScript(script, target, zone)
-      expect(await ok(target, `/zones/${zone}/waf_migration/status`)).toMatchObject({
+      expect(await target.ok(`/zones/${zone}/waf_migration/status`)).toMatchObject({
         migration_state: 'validation',
       })
       expect(await configuration(target, zone)).toEqual(
         await configuration(source, zones.validating!),
       )
-      const before = await ok(
-        target,
+      const before = await target.ok(
         `${target.origin}/workbench/v1/zones/${zone}/history?limit=1000`,
       )
       expect((await runScript(script, target, zone)).stderr).toBe('')
       expect(
-        await ok(target, `${target.origin}/workbench/v1/zones/${zone}/history?limit=1000`),
+        await target.ok(`${target.origin}/workbench/v1/zones/${zone}/history?limit=1000`),
       ).toEqual(before)
 
       const migrated = (await exportFile(zones.migrated!, 'format=curl')).text

@@ -4,7 +4,7 @@
 // priorities, products, the Enterprise-only log action, and every refusal changing nothing.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startService, type Running } from './harness'
+import { newZone, notRouted, refusal, type Running, startService } from './harness'
 
 const UNKNOWN_ID = '0123456789abcdef0123456789abcdef'
 
@@ -13,16 +13,6 @@ beforeAll(async () => {
   running = await startService()
 })
 afterAll(() => running.stop())
-
-let zoneCount = 0
-async function newZone(plan = 'free'): Promise<string> {
-  const { status, body } = await running.call('/zones', {
-    method: 'POST',
-    json: { name: `firewall-${++zoneCount}.example`, plan },
-  })
-  expect(status).toBe(200)
-  return body.result.id
-}
 
 const path = (expression: string) => `http.request.uri.path eq "${expression}"`
 
@@ -36,23 +26,9 @@ const postRules = (zone: string, body: unknown) =>
   running.call(rules(zone), { method: 'POST', json: body })
 const listAll = async (url: string) => (await running.call(`${url}?per_page=100`)).body.result
 
-/** The error with `code` in a failed answer, after checking status and envelope. */
-function refused(answer: { status: number; body: any }, status: number, code: number) {
-  expect(answer.status, JSON.stringify(answer.body)).toBe(status)
-  expect(answer.body.success).toBe(false)
-  const error = answer.body.errors.find((e: any) => e.code === code)
-  expect(error, JSON.stringify(answer.body.errors)).toBeDefined()
-  return error
-}
-
-const notRouted = (answer: { status: number; body: any }) => {
-  expect(answer.status).toBe(404)
-  expect(answer.body.errors.map((e: any) => e.code)).toEqual([7003, 7000])
-}
-
 describe('filters', () => {
   it('creates an array of filters and reads each back', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const created = await postFilters(zone, [
       { expression: path('/a'), description: 'Alpha filter', ref: 'FIL-1' },
       { expression: path('/b'), paused: true },
@@ -79,13 +55,13 @@ describe('filters', () => {
   })
 
   it('creates none of an array when one filter is bad', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const answer = await postFilters(zone, [
       { expression: path('/one') },
       { expression: 'http.hots eq "example.com"' },
       { expression: path('/three') },
     ])
-    const error = refused(answer, 400, 10014)
+    const error = refusal(answer, 400, 10014)
     expect(error.source?.pointer).toBe('/1/expression')
     expect(error.message).toMatch(
       /^'http\.hots eq "example\.com"' is not a valid value for expression because could not parse filter expression: Filter parsing error/,
@@ -94,25 +70,25 @@ describe('filters', () => {
   })
 
   it('refuses an empty array with 10013', async () => {
-    const zone = await newZone()
-    refused(await postFilters(zone, []), 400, 10013)
+    const zone = (await newZone(running)).id
+    refusal(await postFilters(zone, []), 400, 10013)
   })
 
   it('refuses a duplicate expression with 10102 naming the existing filter', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const [existing] = (await postFilters(zone, [{ expression: path('/dup') }])).body.result
     const again = await postFilters(zone, [
       { expression: path('/new') },
       { expression: path('/dup') },
     ])
-    const error = refused(again, 400, 10102)
+    const error = refusal(again, 400, 10102)
     expect(error.message).toBe('config duplicates an already existing config')
     expect(error.meta).toEqual({ id: existing.id })
     expect((await listAll(filters(zone))).map((f: any) => f.id)).toEqual([existing.id])
   })
 
   it('lists with filters and paginates to an empty page', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const created = (
       await postFilters(zone, [
         { expression: path('/Admin'), description: 'Admin area', ref: 'ADM' },
@@ -154,7 +130,7 @@ describe('filters', () => {
   })
 
   it('updates one filter and refuses an invalid expression, changing nothing', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const [filter] = (await postFilters(zone, [{ expression: path('/old') }])).body.result
     const one = `${filters(zone)}/${filter.id}`
     const updated = await running.call(one, {
@@ -170,7 +146,7 @@ describe('filters', () => {
     })
     expect((await running.call(one)).body.result).toEqual(updated.body.result)
 
-    refused(
+    refusal(
       await running.call(one, {
         method: 'PUT',
         json: { id: filter.id, expression: 'ip.src eq 34' },
@@ -182,7 +158,7 @@ describe('filters', () => {
   })
 
   it('updates many filters at once, or none when an id is unknown (10016)', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const [a, b] = (
       await postFilters(zone, [{ expression: path('/a') }, { expression: path('/b') }])
     ).body.result
@@ -196,7 +172,7 @@ describe('filters', () => {
     expect(updated.status).toBe(200)
     expect(updated.body.result.map((f: any) => f.expression)).toEqual([path('/a2'), path('/b2')])
 
-    refused(
+    refusal(
       await running.call(filters(zone), {
         method: 'PUT',
         json: [
@@ -213,7 +189,7 @@ describe('filters', () => {
   })
 
   it('deletes one filter and many with repeated ?id=', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const [a, b, c, d] = (
       await postFilters(zone, [
         { expression: path('/a') },
@@ -241,7 +217,7 @@ describe('filters', () => {
   })
 
   it('updates only the fields a PUT sends, one filter or many', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const [a, b] = (
       await postFilters(zone, [
         { expression: path('/a'), description: 'alpha', ref: 'FIL-A' },
@@ -268,7 +244,7 @@ describe('filters', () => {
       { ...b, expression: path('/b2') },
     ]
     expect(many.body.result).toEqual(expected)
-    refused(
+    refusal(
       await running.call(filters(zone), {
         method: 'PUT',
         json: [
@@ -283,7 +259,7 @@ describe('filters', () => {
   })
 
   it('deletes the filters a JSON body names, as an object or an array, and the query ids', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const [a, b, c, d, e] = (
       await postFilters(
         zone,
@@ -308,7 +284,7 @@ describe('filters', () => {
     expect(byBody.body).toEqual(byQuery.body)
 
     const [rule] = (await postRules(zone, [{ filter: { id: d.id }, action: 'block' }])).body.result
-    refused(
+    refusal(
       await running.call(filters(zone), { method: 'DELETE', json: [{ id: e.id }, { id: d.id }] }),
       400,
       10015,
@@ -321,11 +297,11 @@ describe('filters', () => {
   })
 
   it('refuses to delete a filter a firewall rule uses (10015)', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const [rule] = (
       await postRules(zone, [{ filter: { expression: path('/used') }, action: 'block' }])
     ).body.result
-    refused(
+    refusal(
       await running.call(`${filters(zone)}/${rule.filter.id}`, { method: 'DELETE' }),
       400,
       10015,
@@ -334,7 +310,7 @@ describe('filters', () => {
   })
 
   it('answers unknown filter ids in the path with 404 7003', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const one = `${filters(zone)}/${UNKNOWN_ID}`
     notRouted(await running.call(one))
     notRouted(await running.call(one, { method: 'PUT', json: { expression: path('/x') } }))
@@ -345,7 +321,7 @@ describe('filters', () => {
 
 describe('firewall rules', () => {
   it('creates a rule on an existing filter, with priority null and timestamps', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const [filter] = (await postFilters(zone, [{ expression: path('/admin'), ref: 'F1' }])).body
       .result
     const created = await postRules(zone, [
@@ -368,7 +344,7 @@ describe('firewall rules', () => {
   })
 
   it('creates the inline filter along with the rule', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const created = await postRules(zone, [
       { filter: { expression: path('/inline'), description: 'inline one' }, action: 'challenge' },
     ])
@@ -383,7 +359,7 @@ describe('firewall rules', () => {
   })
 
   it('accepts a single object instead of an array', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const created = await postRules(zone, {
       filter: { expression: path('/single') },
       action: 'js_challenge',
@@ -395,8 +371,8 @@ describe('firewall rules', () => {
   })
 
   it('creates neither filter nor rule when the inline expression is invalid', async () => {
-    const zone = await newZone()
-    refused(
+    const zone = (await newZone(running)).id
+    refusal(
       await postRules(zone, [
         { filter: { expression: path('/fine') }, action: 'block' },
         { filter: { expression: 'http.hots eq "x"' }, action: 'block' },
@@ -409,8 +385,8 @@ describe('firewall rules', () => {
   })
 
   it('creates nothing when one rule of an array names an unknown filter (10016)', async () => {
-    const zone = await newZone()
-    refused(
+    const zone = (await newZone(running)).id
+    refusal(
       await postRules(zone, [
         { filter: { expression: path('/fine') }, action: 'block' },
         { filter: { id: UNKNOWN_ID }, action: 'block' },
@@ -423,24 +399,24 @@ describe('firewall rules', () => {
   })
 
   it('refuses a filter with both id and expression, or neither (10018)', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const [filter] = (await postFilters(zone, [{ expression: path('/f') }])).body.result
-    refused(
+    refusal(
       await postRules(zone, [
         { filter: { id: filter.id, expression: path('/other') }, action: 'block' },
       ]),
       400,
       10018,
     )
-    refused(await postRules(zone, [{ filter: {}, action: 'block' }]), 400, 10018)
+    refusal(await postRules(zone, [{ filter: {}, action: 'block' }]), 400, 10018)
     expect(await listAll(rules(zone))).toEqual([])
     expect(await listAll(filters(zone))).toHaveLength(1)
   })
 
   it('refuses an inline expression that duplicates a filter with 10102 and its id', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const [filter] = (await postFilters(zone, [{ expression: path('/taken') }])).body.result
-    const error = refused(
+    const error = refusal(
       await postRules(zone, [{ filter: { expression: path('/taken') }, action: 'block' }]),
       400,
       10102,
@@ -450,7 +426,7 @@ describe('firewall rules', () => {
   })
 
   it('creates the inline filter but no rule when the quota is full (10017)', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const set = await running.call(settings(zone), { method: 'PATCH', json: { rule_quota: 1 } })
     expect(set.status).toBe(200)
     expect(set.body.result).toEqual({ rule_quota: 1, plan_default: 5, in_use: 0 })
@@ -461,7 +437,7 @@ describe('firewall rules', () => {
     const over = await postRules(zone, [
       { filter: { expression: path('/second') }, action: 'block' },
     ])
-    const error = refused(over, 400, 10017)
+    const error = refusal(over, 400, 10017)
     const left = await running.call(`${filters(zone)}?expression=${encodeURIComponent('/second')}`)
     expect(left.body.result).toHaveLength(1)
     expect(left.body.result[0].expression).toBe(path('/second'))
@@ -483,7 +459,7 @@ describe('firewall rules', () => {
   })
 
   it('lists with filters and paginates to an empty page', async () => {
-    const zone = await newZone('pro')
+    const zone = (await newZone(running, { plan: 'pro' })).id
     const created = (
       await postRules(
         zone,
@@ -522,7 +498,7 @@ describe('firewall rules', () => {
   })
 
   it('PUT re-links the filter only and resets the fields left out', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const [f1, f2] = (
       await postFilters(zone, [{ expression: path('/f1') }, { expression: path('/f2') }])
     ).body.result
@@ -552,7 +528,7 @@ describe('firewall rules', () => {
   })
 
   it('updates many rules with PUT, or none when an id is unknown (10016)', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const [a, b] = (
       await postRules(zone, [
         { filter: { expression: path('/a') }, action: 'block' },
@@ -568,7 +544,7 @@ describe('firewall rules', () => {
     })
     expect(updated.status).toBe(200)
     expect(updated.body.result.map((r: any) => r.action)).toEqual(['allow', 'managed_challenge'])
-    refused(
+    refusal(
       await running.call(rules(zone), {
         method: 'PUT',
         json: [
@@ -583,7 +559,7 @@ describe('firewall rules', () => {
   })
 
   it('sets priorities with PATCH, one rule or many', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const [a, b, c] = (
       await postRules(zone, [
         { filter: { expression: path('/a') }, action: 'block' },
@@ -612,7 +588,7 @@ describe('firewall rules', () => {
       (await running.call(`${rules(zone)}/${id}`)).body.result.priority
     expect([await priority(a.id), await priority(b.id), await priority(c.id)]).toEqual([10, 1, 2])
 
-    refused(
+    refusal(
       await running.call(rules(zone), {
         method: 'PATCH',
         json: [
@@ -627,7 +603,7 @@ describe('firewall rules', () => {
   })
 
   it('deletes a rule keeping its filter unless asked to delete it when unused', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const [shared] = (await postFilters(zone, [{ expression: path('/shared') }])).body.result
     const [a, b, c] = (
       await postRules(zone, [
@@ -659,7 +635,7 @@ describe('firewall rules', () => {
   })
 
   it('deletes many rules with repeated ?id=, keeping their filters', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const [a, b, c] = (
       await postRules(zone, [
         { filter: { expression: path('/a') }, action: 'block' },
@@ -677,7 +653,7 @@ describe('firewall rules', () => {
   })
 
   it('deletes the rules a JSON body names, as an object or an array, and the query ids', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const [a, b, c, d, e] = (
       await postRules(
         zone,
@@ -718,15 +694,15 @@ describe('firewall rules', () => {
   })
 
   it('takes products only with bypass, and bypass only with products (10019)', async () => {
-    const zone = await newZone()
-    refused(
+    const zone = (await newZone(running)).id
+    refusal(
       await postRules(zone, [
         { filter: { expression: path('/p') }, action: 'block', products: ['waf'] },
       ]),
       400,
       10019,
     )
-    refused(
+    refusal(
       await postRules(zone, [{ filter: { expression: path('/p') }, action: 'bypass' }]),
       400,
       10019,
@@ -741,14 +717,14 @@ describe('firewall rules', () => {
   })
 
   it('refuses the log action below the Enterprise plan (10021) and takes it there', async () => {
-    const free = await newZone()
-    refused(
+    const free = (await newZone(running)).id
+    refusal(
       await postRules(free, [{ filter: { expression: path('/log') }, action: 'log' }]),
       400,
       10021,
     )
     expect(await listAll(rules(free))).toEqual([])
-    const enterprise = await newZone('enterprise')
+    const enterprise = (await newZone(running, { plan: 'enterprise' })).id
     const logged = await postRules(enterprise, [
       { filter: { expression: path('/log') }, action: 'log' },
     ])
@@ -764,7 +740,7 @@ describe('firewall rules', () => {
   ])(
     'answers $method of an unknown rule id in the path with 404 7003',
     async ({ method, json }) => {
-      const zone = await newZone()
+      const zone = (await newZone(running)).id
       const [filter] = (await postFilters(zone, [{ expression: path('/f') }])).body.result
       const body = json && JSON.parse(JSON.stringify(json).replace('FILTER', filter.id))
       notRouted(await running.call(`${rules(zone)}/${UNKNOWN_ID}`, { method, json: body }))
@@ -777,7 +753,7 @@ describe('firewall rules', () => {
   })
 
   it('answers bad bodies with 400, never 500', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     for (const body of [
       [{ filter: { expression: path('/x') }, action: 'explode' }],
       [{ filter: { expression: path('/x') } }],
@@ -801,7 +777,7 @@ describe('firewall rules', () => {
 
 describe('durability', () => {
   it('keeps filters, rules and the quota across a restart', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     await running.call(settings(zone), { method: 'PATCH', json: { rule_quota: 3 } })
     const [loose] = (await postFilters(zone, [{ expression: path('/loose'), ref: 'L' }])).body
       .result

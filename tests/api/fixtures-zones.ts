@@ -2,8 +2,7 @@
 // managed rulesets with overrides and a skip rule, a custom ruleset, filters and firewall rules;
 // a zone on the previous product with page rules and a URI override; and zones mid-migration.
 
-import { expect } from 'vitest'
-import { removeDataDir, startService, type Running } from './harness'
+import { patch, post, put, removeDataDir, startService, type Running } from './harness'
 
 export const GENERAL = 'efb7b8c949ac4650a09736fc376e9aee'
 export const OWASP = '4814384a9e5d4991b9815dcfc25d2f1f'
@@ -13,11 +12,6 @@ export const TRADITIONAL_PACKAGE = '1e334934fd7ae32ad705667f8c1057aa'
 export const OWASP_PACKAGE = 'c504870194831cd12c3fc0284f294abb'
 export const OWASP_GENERIC_ATTACKS = '5461c3844f6b5597986ae41d052a7cbd'
 export const CLOUDFLARE_SPECIALS = 'f90712123fb02287348dd34c0a282bb9'
-
-export type Init = Parameters<Running['call']>[1]
-export const post = (json: unknown): Init => ({ method: 'POST', json })
-export const put = (json: unknown): Init => ({ method: 'PUT', json })
-export const patch = (json: unknown): Init => ({ method: 'PATCH', json })
 
 /** A migration's switch-over, two minutes by default, completes within the test. */
 export const SWITCH_MS = 200
@@ -39,12 +33,6 @@ export async function stopAndRemove(...services: Running[]): Promise<void> {
   }
 }
 
-export async function ok(on: Running, path: string, init?: Init): Promise<any> {
-  const answer = await on.call(path, init)
-  expect(answer.status, `${path}: ${JSON.stringify(answer.body)}`).toBe(200)
-  return answer.body.result
-}
-
 export const EXPRESSIONS = {
   skip: 'http.request.uri.path eq "/api/upload" and http.request.method eq "POST"',
   owasp: 'http.host eq "managed.example"',
@@ -54,9 +42,8 @@ export const EXPRESSIONS = {
 
 /** Managed rulesets with overrides and a skip rule, a custom ruleset, filters, firewall rules. */
 export async function managedZone(on: Running, name: string): Promise<string> {
-  const zone = (await ok(on, '/zones', post({ name, plan: 'enterprise' }))).id
-  const custom = await ok(
-    on,
+  const zone = (await on.ok('/zones', post({ name, plan: 'enterprise' }))).id
+  const custom = await on.ok(
     `/zones/${zone}/rulesets`,
     post({
       name: 'API hardening',
@@ -74,8 +61,7 @@ export async function managedZone(on: Running, name: string): Promise<string> {
       ],
     }),
   )
-  await ok(
-    on,
+  await on.ok(
     `/zones/${zone}/rulesets/phases/http_request_firewall_custom/entrypoint`,
     put({
       rules: [
@@ -88,8 +74,7 @@ export async function managedZone(on: Running, name: string): Promise<string> {
       ],
     }),
   )
-  await ok(
-    on,
+  await on.ok(
     `/zones/${zone}/rulesets/phases/http_request_firewall_managed/entrypoint`,
     put({
       rules: [
@@ -126,8 +111,7 @@ export async function managedZone(on: Running, name: string): Promise<string> {
       ],
     }),
   )
-  const filters = await ok(
-    on,
+  const filters = await on.ok(
     `/zones/${zone}/filters`,
     post([
       { expression: 'ip.src eq 198.51.100.7', description: 'scanner' },
@@ -136,8 +120,7 @@ export async function managedZone(on: Running, name: string): Promise<string> {
       { expression: 'ip.src eq 203.0.113.9', description: 'unused' },
     ]),
   )
-  await ok(
-    on,
+  await on.ok(
     `/zones/${zone}/firewall/rules`,
     post([
       { action: 'block', priority: 1, filter: { id: filters[0].id }, description: 'scanner' },
@@ -152,21 +135,18 @@ export async function managedZone(on: Running, name: string): Promise<string> {
  * mode off their defaults, and a URI override. */
 export async function previousPackages(on: Running, zone: string, name: string): Promise<void> {
   const waf = `/zones/${zone}/firewall/waf`
-  await ok(
-    on,
+  await on.ok(
     `${waf}/packages/${OWASP_PACKAGE}`,
     patch({ sensitivity: 'low', action_mode: 'block' }),
   )
-  await ok(
-    on,
+  await on.ok(
     `${waf}/packages/${OWASP_PACKAGE}/groups/${OWASP_GENERIC_ATTACKS}`,
     patch({ mode: 'off' }),
   )
-  const [rule] = await ok(on, `${waf}/packages/${TRADITIONAL_PACKAGE}/rules?per_page=5`)
+  const [rule] = await on.ok(`${waf}/packages/${TRADITIONAL_PACKAGE}/rules?per_page=5`)
   const mode = rule.allowed_modes.find((m: string) => m !== rule.mode && m !== 'default')
-  await ok(on, `${waf}/packages/${TRADITIONAL_PACKAGE}/rules/${rule.id}`, patch({ mode }))
-  await ok(
-    on,
+  await on.ok(`${waf}/packages/${TRADITIONAL_PACKAGE}/rules/${rule.id}`, patch({ mode }))
+  await on.ok(
     `${waf}/overrides`,
     post({
       urls: [`${name}/api/*`],
@@ -181,12 +161,10 @@ export async function previousPackages(on: Running, zone: string, name: string):
 
 /** A zone on the previous product: package settings, group and rule modes, a URI override. */
 export async function previousZone(on: Running, name: string): Promise<string> {
-  const zone = (await ok(on, '/zones', post({ name, plan: 'business', waf_product: 'previous' })))
-    .id
+  const zone = (await on.ok('/zones', post({ name, plan: 'business', waf_product: 'previous' }))).id
   await previousPackages(on, zone, name)
-  await ok(on, `/zones/${zone}/settings/waf`, patch({ value: 'off' }))
-  await ok(
-    on,
+  await on.ok(`/zones/${zone}/settings/waf`, patch({ value: 'off' }))
+  await on.ok(
     `/zones/${zone}/pagerules`,
     post({
       targets: [{ target: 'url', constraint: { operator: 'matches', value: `${name}/static/*` } }],
@@ -195,13 +173,11 @@ export async function previousZone(on: Running, name: string): Promise<string> {
       status: 'active',
     }),
   )
-  const [filter] = await ok(
-    on,
+  const [filter] = await on.ok(
     `/zones/${zone}/filters`,
     post([{ expression: 'http.request.uri.path eq "/legacy"' }]),
   )
-  await ok(
-    on,
+  await on.ok(
     `/zones/${zone}/firewall/rules`,
     post([{ action: 'bypass', products: ['waf'], filter: { id: filter.id } }]),
   )
@@ -214,17 +190,16 @@ export async function migrationZone(
   name: string,
   mode: 'validation' | 'pending',
 ): Promise<string> {
-  const zone = (await ok(on, '/zones', post({ name, plan: 'enterprise', waf_product: 'previous' })))
+  const zone = (await on.ok('/zones', post({ name, plan: 'enterprise', waf_product: 'previous' })))
     .id
-  const config = await ok(on, `/zones/${zone}/waf_migration/config?phase_two=1`)
-  await ok(
-    on,
+  const config = await on.ok(`/zones/${zone}/waf_migration/config?phase_two=1`)
+  await on.ok(
     `/zones/${zone}/rulesets/phases/http_request_firewall_managed/entrypoint?waf_migration=${mode}&phase_two=1`,
     put(config),
   )
   while (
     mode === 'pending' &&
-    (await ok(on, `/zones/${zone}/waf_migration/status`)).migration_state !== 'completed'
+    (await on.ok(`/zones/${zone}/waf_migration/status`)).migration_state !== 'completed'
   ) {
     await new Promise((resolve) => setTimeout(resolve, SWITCH_MS / 4))
   }

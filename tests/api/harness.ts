@@ -1,8 +1,12 @@
-// A real service on a temporary data dir and a free loopback port, for API tests.
+// A real service on a temporary data dir and a free loopback port, for API tests, and the
+// shorthands the tests share: request bodies, calls that must succeed or be refused, a new zone.
 
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { expect } from 'vitest'
+import type { ApiMessage } from '@shared/api/envelope'
+import { API_ERRORS } from '@shared/api/error-codes'
 import { createService, type Service, type ServiceOptions } from '../../src-main/service'
 import type { Credentials } from '../../src-main/api/auth'
 
@@ -18,11 +22,53 @@ export interface Running {
   api: string
   dataDir: string
   /** fetch against the API with the bearer token unless headers say otherwise */
-  call(
-    path: string,
-    init?: RequestInit & { json?: unknown },
-  ): Promise<{ status: number; body: any }>
+  call(path: string, init?: Init): Promise<{ status: number; body: any }>
+  /** A call that must answer 200 and succeed: its result. */
+  ok(path: string, init?: Init): Promise<any>
+  /** A call that must fail with `status` (and, if given, `code` first): its first error. */
+  refused(path: string, init: Init, status: number, code?: number): Promise<ApiMessage>
   stop(): Promise<void>
+}
+
+/** A call's options: fetch's, and `json` for a JSON body (none: a GET with the token). */
+export type Init = (RequestInit & { json?: unknown }) | undefined
+export const post = (json: unknown): Init => ({ method: 'POST', json })
+export const put = (json: unknown): Init => ({ method: 'PUT', json })
+export const patch = (json: unknown): Init => ({ method: 'PATCH', json })
+
+/** The error with `code` in a failed answer, after checking its status and envelope. */
+export function refusal(
+  answer: { status: number; body: any },
+  status: number,
+  code: number,
+  pointer?: string,
+): any {
+  expect(answer.status, JSON.stringify(answer.body)).toBe(status)
+  expect(answer.body.success).toBe(false)
+  expect(answer.body.result).toBeNull()
+  const error = answer.body.errors.find((e: any) => e.code === code)
+  expect(error, JSON.stringify(answer.body.errors)).toBeDefined()
+  if (pointer !== undefined) expect(error.source?.pointer).toBe(pointer)
+  return error
+}
+
+/** An answer that names no route or no object: the vendor's 7003 and 7000. */
+export function notRouted(answer: { status: number; body: any }): void {
+  expect(answer.status).toBe(404)
+  expect(answer.body.errors.map((e: any) => e.code)).toEqual([
+    API_ERRORS.couldNotRoute,
+    API_ERRORS.noRoute,
+  ])
+}
+
+let zonesMade = 0
+
+/** A zone made through the API (named `zone-<n>.example` unless named): the API's answer. */
+export async function newZone(
+  on: Running,
+  zone: { name?: string; plan?: string; waf_product?: string } = {},
+): Promise<any> {
+  return on.ok('/zones', post({ name: `zone-${++zonesMade}.example`, ...zone }))
 }
 
 /** What a test may change in the service it starts (passed on to createService). */
@@ -40,7 +86,7 @@ export async function startService(
   })
   const origin = await service.listen()
   const api = service.apiBaseUrl()
-  return {
+  const running: Running = {
     service,
     origin,
     api,
@@ -65,10 +111,25 @@ export async function startService(
       const text = await response.text()
       return { status: response.status, body: text ? JSON.parse(text) : null }
     },
+    async ok(path, init) {
+      const answer = await running.call(path, init)
+      expect(answer.status, `${path}: ${JSON.stringify(answer.body)}`).toBe(200)
+      expect(answer.body.success).toBe(true)
+      return answer.body.result
+    },
+    async refused(path, init, status, code) {
+      const answer = await running.call(path, init)
+      expect(answer.status, JSON.stringify(answer.body)).toBe(status)
+      expect(answer.body.success).toBe(false)
+      expect(answer.body.errors.length).toBeGreaterThan(0)
+      if (code !== undefined) expect(answer.body.errors[0].code).toBe(code)
+      return answer.body.errors[0]
+    },
     async stop() {
       await service.close()
     },
   }
+  return running
 }
 
 export function removeDataDir(dir: string): void {

@@ -4,7 +4,16 @@
 // vendor's error codes, refusal on zones that run managed rulesets and on the Free plan; and page
 // rules on every zone. What is set survives a restart of the service on the same data dir.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { removeDataDir, startService, type Running } from './harness'
+import {
+  type Init,
+  newZone,
+  patch,
+  post,
+  put,
+  removeDataDir,
+  type Running,
+  startService,
+} from './harness'
 
 const TRADITIONAL = '1e334934fd7ae32ad705667f8c1057aa'
 const OWASP = 'c504870194831cd12c3fc0284f294abb'
@@ -42,8 +51,6 @@ const CLOUDFLARE_GROUPS = [
 ]
 
 let running: Running
-let zoneCount = 0
-
 beforeAll(async () => {
   running = await startService()
 })
@@ -55,36 +62,6 @@ afterAll(async () => {
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-type Call = Running['call']
-type Init = Parameters<Call>[1]
-
-/** A call that must succeed: its result. */
-async function ok(path: string, init?: Init, on: Running = running): Promise<any> {
-  const answer = await on.call(path, init)
-  expect(answer.status, JSON.stringify(answer.body)).toBe(200)
-  expect(answer.body.success).toBe(true)
-  return answer.body.result
-}
-
-/** A call that must fail with `status` and vendor error `code`: its first error. */
-async function refused(
-  path: string,
-  init: Init,
-  status: number,
-  code?: number,
-  on: Running = running,
-): Promise<{ code: number; message: string }> {
-  const answer = await on.call(path, init)
-  expect(answer.status, JSON.stringify(answer.body)).toBe(status)
-  expect(answer.body.success).toBe(false)
-  expect(answer.body.errors.length).toBeGreaterThan(0)
-  if (code !== undefined) expect(answer.body.errors[0].code).toBe(code)
-  return answer.body.errors[0]
-}
-
-const patch = (json: unknown): Init => ({ method: 'PATCH', json })
-const post = (json: unknown): Init => ({ method: 'POST', json })
-const put = (json: unknown): Init => ({ method: 'PUT', json })
 const del: Init = { method: 'DELETE' }
 
 async function createZone(
@@ -92,11 +69,7 @@ async function createZone(
   wafProduct: 'previous' | 'managed_rulesets' = 'previous',
   on: Running = running,
 ): Promise<string> {
-  const zone = await ok(
-    '/zones',
-    post({ name: `legacy-${++zoneCount}.example`, plan, waf_product: wafProduct }),
-    on,
-  )
+  const zone = await newZone(on, { plan, waf_product: wafProduct })
   expect(zone.waf_product).toBe(wafProduct)
   return zone.id
 }
@@ -137,7 +110,7 @@ async function denyRule(zone: string): Promise<WafRule> {
 
 /** An anomaly rule of the OWASP package. */
 async function anomalyRule(zone: string): Promise<WafRule> {
-  const [rule] = (await ok(`${packagePath(zone, OWASP, '/rules')}?per_page=5`)) as WafRule[]
+  const [rule] = (await running.ok(`${packagePath(zone, OWASP, '/rules')}?per_page=5`)) as WafRule[]
   expect(rule, 'the OWASP package has rules').toBeDefined()
   return rule!
 }
@@ -195,15 +168,15 @@ describe('packages', () => {
   })
 
   it('filters by name and sorts by name in either direction', async () => {
-    const named = await ok(`${waf(zone, '/packages')}?name=OWASP`)
+    const named = await running.ok(`${waf(zone, '/packages')}?name=OWASP`)
     expect(named.map((p: any) => p.id)).toEqual([OWASP])
-    const none = await ok(`${waf(zone, '/packages')}?name=no-such-package`)
+    const none = await running.ok(`${waf(zone, '/packages')}?name=no-such-package`)
     expect(none).toEqual([])
 
-    const asc = (await ok(`${waf(zone, '/packages')}?order=name&direction=asc`)).map(
+    const asc = (await running.ok(`${waf(zone, '/packages')}?order=name&direction=asc`)).map(
       (p: any) => p.name,
     )
-    const desc = (await ok(`${waf(zone, '/packages')}?order=name&direction=desc`)).map(
+    const desc = (await running.ok(`${waf(zone, '/packages')}?order=name&direction=desc`)).map(
       (p: any) => p.name,
     )
     expect(asc).toEqual([...asc].sort((a, b) => a.localeCompare(b)))
@@ -219,32 +192,40 @@ describe('packages', () => {
     expect(past.body.result).toEqual([])
     expect(past.body.result_info).toMatchObject({ page: 2, count: 0, total_count: 2 })
     for (const perPage of [4, 101]) {
-      await refused(`${waf(zone, '/packages')}?per_page=${perPage}`, undefined, 400)
+      await running.refused(`${waf(zone, '/packages')}?per_page=${perPage}`, undefined, 400)
     }
   })
 
   it('gets one package, and answers 404 7003 for an unknown one', async () => {
-    expect(await ok(packagePath(zone, OWASP))).toMatchObject({ id: OWASP, sensitivity: 'high' })
-    expect(await ok(packagePath(zone, TRADITIONAL))).toMatchObject({ id: TRADITIONAL })
-    const error = await refused(packagePath(zone, UNKNOWN_ID), undefined, 404, 7003)
+    expect(await running.ok(packagePath(zone, OWASP))).toMatchObject({
+      id: OWASP,
+      sensitivity: 'high',
+    })
+    expect(await running.ok(packagePath(zone, TRADITIONAL))).toMatchObject({ id: TRADITIONAL })
+    const error = await running.refused(packagePath(zone, UNKNOWN_ID), undefined, 404, 7003)
     expect(error.message).toContain(UNKNOWN_ID)
   })
 
   it("changes the OWASP package's sensitivity and action mode", async () => {
-    const edited = await ok(packagePath(zone, OWASP), patch({ sensitivity: 'medium' }))
+    const edited = await running.ok(packagePath(zone, OWASP), patch({ sensitivity: 'medium' }))
     expect(edited).toMatchObject({ sensitivity: 'medium', action_mode: 'challenge' })
-    expect(await ok(packagePath(zone, OWASP), patch({ action_mode: 'block' }))).toMatchObject({
+    expect(
+      await running.ok(packagePath(zone, OWASP), patch({ action_mode: 'block' })),
+    ).toMatchObject({
       sensitivity: 'medium',
       action_mode: 'block',
     })
     expect(
-      await ok(packagePath(zone, OWASP), patch({ sensitivity: 'off', action_mode: 'simulate' })),
+      await running.ok(
+        packagePath(zone, OWASP),
+        patch({ sensitivity: 'off', action_mode: 'simulate' }),
+      ),
     ).toMatchObject({ sensitivity: 'off', action_mode: 'simulate' })
-    expect(await ok(packagePath(zone, OWASP))).toMatchObject({
+    expect(await running.ok(packagePath(zone, OWASP))).toMatchObject({
       sensitivity: 'off',
       action_mode: 'simulate',
     })
-    const listed = await ok(waf(zone, '/packages'))
+    const listed = await running.ok(waf(zone, '/packages'))
     expect(listed.find((p: any) => p.id === OWASP)).toMatchObject({
       sensitivity: 'off',
       action_mode: 'simulate',
@@ -252,22 +233,25 @@ describe('packages', () => {
   })
 
   it('refuses invalid sensitivity or action values with 400 and changes nothing', async () => {
-    await ok(packagePath(zone, OWASP), patch({ sensitivity: 'low', action_mode: 'challenge' }))
+    await running.ok(
+      packagePath(zone, OWASP),
+      patch({ sensitivity: 'low', action_mode: 'challenge' }),
+    )
     for (const body of [
       { sensitivity: 'extreme' },
       { action_mode: 'log' },
       { sensitivity: 'high', action_mode: 'nope' },
     ]) {
-      await refused(packagePath(zone, OWASP), patch(body), 400)
+      await running.refused(packagePath(zone, OWASP), patch(body), 400)
     }
-    expect(await ok(packagePath(zone, OWASP))).toMatchObject({
+    expect(await running.ok(packagePath(zone, OWASP))).toMatchObject({
       sensitivity: 'low',
       action_mode: 'challenge',
     })
   })
 
   it('refuses attributes on the traditional package with 1027 and its exact message', async () => {
-    const error = await refused(
+    const error = await running.refused(
       packagePath(zone, TRADITIONAL),
       patch({ sensitivity: 'low' }),
       400,
@@ -276,7 +260,7 @@ describe('packages', () => {
     expect(error.message).toBe(
       'Only anomaly WAF packages can have their package attributes updated',
     )
-    const pkg = await ok(packagePath(zone, TRADITIONAL))
+    const pkg = await running.ok(packagePath(zone, TRADITIONAL))
     expect(pkg.sensitivity).toBeUndefined()
   })
 })
@@ -294,7 +278,7 @@ describe('groups', () => {
     expect(owaspIds).toEqual(expect.arrayContaining(OWASP_GROUPS))
     expect(owasp.body.result_info.total_count).toBe(owaspIds.length)
     const cloudflareIds = (
-      await ok(`${packagePath(zone, TRADITIONAL, '/groups')}?per_page=100`)
+      await running.ok(`${packagePath(zone, TRADITIONAL, '/groups')}?per_page=100`)
     ).map((g: any) => g.id)
     expect(cloudflareIds).toEqual(expect.arrayContaining(CLOUDFLARE_GROUPS))
     expect(cloudflareIds).not.toContain(OWASP_BAD_ROBOTS)
@@ -313,83 +297,90 @@ describe('groups', () => {
 
   it('sorts by rules_count', async () => {
     const counts = (
-      await ok(`${packagePath(zone, OWASP, '/groups')}?order=rules_count&direction=desc`)
+      await running.ok(`${packagePath(zone, OWASP, '/groups')}?order=rules_count&direction=desc`)
     ).map((g: any) => g.rules_count)
     expect(counts).toEqual([...counts].sort((a, b) => b - a))
   })
 
   it('filters by mode, the two modes adding up to the whole list', async () => {
-    const all = await ok(`${packagePath(zone, TRADITIONAL, '/groups')}?per_page=100`)
-    const on = await ok(`${packagePath(zone, TRADITIONAL, '/groups')}?per_page=100&mode=on`)
-    const off = await ok(`${packagePath(zone, TRADITIONAL, '/groups')}?per_page=100&mode=off`)
+    const all = await running.ok(`${packagePath(zone, TRADITIONAL, '/groups')}?per_page=100`)
+    const on = await running.ok(`${packagePath(zone, TRADITIONAL, '/groups')}?per_page=100&mode=on`)
+    const off = await running.ok(
+      `${packagePath(zone, TRADITIONAL, '/groups')}?per_page=100&mode=off`,
+    )
     expect(on.every((g: any) => g.mode === 'on')).toBe(true)
     expect(off.every((g: any) => g.mode === 'off')).toBe(true)
     expect(on.length + off.length).toBe(all.length)
   })
 
   it("gets a group, switches its mode, and counts the rules' totals", async () => {
-    const group = await ok(packagePath(zone, TRADITIONAL, `/groups/${CLOUDFLARE_SPECIALS}`))
+    const group = await running.ok(packagePath(zone, TRADITIONAL, `/groups/${CLOUDFLARE_SPECIALS}`))
     expect(group).toMatchObject({ id: CLOUDFLARE_SPECIALS, package_id: TRADITIONAL })
     const rules = await allRules(zone, TRADITIONAL, `&group_id=${CLOUDFLARE_SPECIALS}`)
     expect(rules.length).toBe(group.rules_count)
 
     const other = group.mode === 'on' ? 'off' : 'on'
     expect(
-      await ok(
+      await running.ok(
         packagePath(zone, TRADITIONAL, `/groups/${CLOUDFLARE_SPECIALS}`),
         patch({ mode: other }),
       ),
     ).toMatchObject({ id: CLOUDFLARE_SPECIALS, mode: other })
-    const filtered = await ok(`${packagePath(zone, TRADITIONAL, '/groups')}?mode=${other}`)
+    const filtered = await running.ok(`${packagePath(zone, TRADITIONAL, '/groups')}?mode=${other}`)
     expect(filtered.map((g: any) => g.id)).toContain(CLOUDFLARE_SPECIALS)
-    expect((await ok(packagePath(zone, TRADITIONAL, `/groups/${CLOUDFLARE_SPECIALS}`))).mode).toBe(
-      other,
-    )
-    await ok(
+    expect(
+      (await running.ok(packagePath(zone, TRADITIONAL, `/groups/${CLOUDFLARE_SPECIALS}`))).mode,
+    ).toBe(other)
+    await running.ok(
       packagePath(zone, TRADITIONAL, `/groups/${CLOUDFLARE_SPECIALS}`),
       patch({ mode: group.mode }),
     )
-    expect((await ok(packagePath(zone, TRADITIONAL, `/groups/${CLOUDFLARE_SPECIALS}`))).mode).toBe(
-      group.mode,
-    )
+    expect(
+      (await running.ok(packagePath(zone, TRADITIONAL, `/groups/${CLOUDFLARE_SPECIALS}`))).mode,
+    ).toBe(group.mode)
   })
 
   it('refuses a mode other than on/off, changing nothing', async () => {
-    const before = await ok(packagePath(zone, OWASP, `/groups/${OWASP_GENERIC_ATTACKS}`))
-    await refused(
+    const before = await running.ok(packagePath(zone, OWASP, `/groups/${OWASP_GENERIC_ATTACKS}`))
+    await running.refused(
       packagePath(zone, OWASP, `/groups/${OWASP_GENERIC_ATTACKS}`),
       patch({ mode: 'block' }),
       400,
     )
-    expect(await ok(packagePath(zone, OWASP, `/groups/${OWASP_GENERIC_ATTACKS}`))).toEqual(before)
+    expect(await running.ok(packagePath(zone, OWASP, `/groups/${OWASP_GENERIC_ATTACKS}`))).toEqual(
+      before,
+    )
   })
 
   it("counts a group's modified rules", async () => {
     const rule = await denyRule(zone)
     const path = packagePath(zone, TRADITIONAL, `/groups/${rule.group.id}`)
-    const before = (await ok(path)).modified_rules_count
+    const before = (await running.ok(path)).modified_rules_count
     const other = effectiveMode(rule) === 'simulate' ? 'challenge' : 'simulate'
-    await ok(packagePath(zone, TRADITIONAL, `/rules/${rule.id}`), patch({ mode: other }))
-    expect((await ok(path)).modified_rules_count).toBe(before + 1)
-    await ok(packagePath(zone, TRADITIONAL, `/rules/${rule.id}`), patch({ mode: 'default' }))
-    expect((await ok(path)).modified_rules_count).toBe(before)
+    await running.ok(packagePath(zone, TRADITIONAL, `/rules/${rule.id}`), patch({ mode: other }))
+    expect((await running.ok(path)).modified_rules_count).toBe(before + 1)
+    await running.ok(
+      packagePath(zone, TRADITIONAL, `/rules/${rule.id}`),
+      patch({ mode: 'default' }),
+    )
+    expect((await running.ok(path)).modified_rules_count).toBe(before)
   })
 
   it('answers 404 7003 for an unknown group or a group of the other package', async () => {
-    await refused(packagePath(zone, OWASP, `/groups/${UNKNOWN_ID}`), undefined, 404, 7003)
-    await refused(
+    await running.refused(packagePath(zone, OWASP, `/groups/${UNKNOWN_ID}`), undefined, 404, 7003)
+    await running.refused(
       packagePath(zone, TRADITIONAL, `/groups/${OWASP_BAD_ROBOTS}`),
       undefined,
       404,
       7003,
     )
-    await refused(
+    await running.refused(
       packagePath(zone, OWASP, `/groups/${UNKNOWN_ID}`),
       patch({ mode: 'off' }),
       404,
       7003,
     )
-    await refused(packagePath(zone, UNKNOWN_ID, '/groups'), undefined, 404, 7003)
+    await running.refused(packagePath(zone, UNKNOWN_ID, '/groups'), undefined, 404, 7003)
   })
 })
 
@@ -418,9 +409,9 @@ describe('rules', () => {
     }
     const owasp = await allRules(zone, OWASP)
     expect(owasp.length).toBeGreaterThan(0)
-    const owaspGroups = (await ok(`${packagePath(zone, OWASP, '/groups')}?per_page=100`)).map(
-      (g: any) => g.id,
-    )
+    const owaspGroups = (
+      await running.ok(`${packagePath(zone, OWASP, '/groups')}?per_page=100`)
+    ).map((g: any) => g.id)
     for (const rule of owasp) {
       expect(rule.package_id).toBe(OWASP)
       expect(rule.allowed_modes).toEqual(['on', 'off'])
@@ -428,16 +419,21 @@ describe('rules', () => {
     }
     // 981176 is where the package logs its anomaly verdicts, not a rule
     expect(owasp.map((r) => r.id)).not.toContain(PACKAGE_BLOCK_RULE)
-    await refused(packagePath(zone, OWASP, `/rules/${PACKAGE_BLOCK_RULE}`), undefined, 404, 7003)
+    await running.refused(
+      packagePath(zone, OWASP, `/rules/${PACKAGE_BLOCK_RULE}`),
+      undefined,
+      404,
+      7003,
+    )
 
     // the groups' rules_count add up to the package's rules
-    const groups = await ok(`${packagePath(zone, TRADITIONAL, '/groups')}?per_page=100`)
+    const groups = await running.ok(`${packagePath(zone, TRADITIONAL, '/groups')}?per_page=100`)
     expect(groups.reduce((sum: number, g: any) => sum + g.rules_count, 0)).toBe(traditional.length)
   })
 
   it('filters by group_id', async () => {
     const rules = await allRules(zone, OWASP, `&group_id=${OWASP_GENERIC_ATTACKS}`)
-    const group = await ok(packagePath(zone, OWASP, `/groups/${OWASP_GENERIC_ATTACKS}`))
+    const group = await running.ok(packagePath(zone, OWASP, `/groups/${OWASP_GENERIC_ATTACKS}`))
     expect(rules.length).toBe(group.rules_count)
     expect(rules.every((r) => r.group.id === OWASP_GENERIC_ATTACKS)).toBe(true)
   })
@@ -446,21 +442,24 @@ describe('rules', () => {
     const rule = await denyRule(zone)
     const codes = { DIS: 'disable', CHL: 'challenge', BLK: 'block', SIM: 'simulate' } as const
     for (const [code, mode] of Object.entries(codes)) {
-      await ok(packagePath(zone, TRADITIONAL, `/rules/${rule.id}`), patch({ mode }))
+      await running.ok(packagePath(zone, TRADITIONAL, `/rules/${rule.id}`), patch({ mode }))
       for (const [otherCode, otherMode] of Object.entries(codes)) {
         const listed = await allRules(zone, TRADITIONAL, `&mode=${otherCode}`)
         expect(listed.every((r) => effectiveMode(r) === otherMode)).toBe(true)
         expect(listed.map((r) => r.id).includes(rule.id)).toBe(otherCode === code)
       }
     }
-    await ok(packagePath(zone, TRADITIONAL, `/rules/${rule.id}`), patch({ mode: 'default' }))
-    await refused(`${packagePath(zone, TRADITIONAL, '/rules')}?mode=XYZ`, undefined, 400)
+    await running.ok(
+      packagePath(zone, TRADITIONAL, `/rules/${rule.id}`),
+      patch({ mode: 'default' }),
+    )
+    await running.refused(`${packagePath(zone, TRADITIONAL, '/rules')}?mode=XYZ`, undefined, 400)
   })
 
   it('gets a rule and changes its mode within its allowed modes', async () => {
     const rule = await denyRule(zone)
-    expect(await ok(packagePath(zone, TRADITIONAL, `/rules/${rule.id}`))).toEqual(rule)
-    const changed = await ok(
+    expect(await running.ok(packagePath(zone, TRADITIONAL, `/rules/${rule.id}`))).toEqual(rule)
+    const changed = await running.ok(
       packagePath(zone, TRADITIONAL, `/rules/${rule.id}`),
       patch({ mode: 'challenge' }),
     )
@@ -469,12 +468,14 @@ describe('rules', () => {
       mode: 'challenge',
       default_mode: rule.default_mode,
     })
-    expect((await ok(packagePath(zone, TRADITIONAL, `/rules/${rule.id}`))).mode).toBe('challenge')
+    expect((await running.ok(packagePath(zone, TRADITIONAL, `/rules/${rule.id}`))).mode).toBe(
+      'challenge',
+    )
 
     const anomaly = await anomalyRule(zone)
     const flipped = anomaly.mode === 'on' ? 'off' : 'on'
     expect(
-      await ok(packagePath(zone, OWASP, `/rules/${anomaly.id}`), patch({ mode: flipped })),
+      await running.ok(packagePath(zone, OWASP, `/rules/${anomaly.id}`), patch({ mode: flipped })),
     ).toMatchObject({ mode: flipped })
   })
 
@@ -490,10 +491,10 @@ describe('rules', () => {
     ]
     for (const [target, body] of cases) {
       const path = packagePath(zone, target.package_id, `/rules/${target.id}`)
-      const before = await ok(path)
-      const error = await refused(path, patch(body), 400, 10404)
+      const before = await running.ok(path)
+      const error = await running.refused(path, patch(body), 400, 10404)
       expect(error.message).toBe('Invalid or missing WAF Rule mode')
-      expect(await ok(path)).toEqual(before)
+      expect(await running.ok(path)).toEqual(before)
     }
   })
 
@@ -517,22 +518,40 @@ describe('rules', () => {
     expect(page.body.result_info.total_count).toBe(all.length)
     expect(page.body.result.map((r: WafRule) => r.id)).toEqual(all.slice(5, 10).map((r) => r.id))
     for (const perPage of [4, 101]) {
-      await refused(`${packagePath(zone, OWASP, '/rules')}?per_page=${perPage}`, undefined, 400)
-      await refused(`${packagePath(zone, OWASP, '/groups')}?per_page=${perPage}`, undefined, 400)
-      await refused(`${waf(zone, '/overrides')}?per_page=${perPage}`, undefined, 400)
+      await running.refused(
+        `${packagePath(zone, OWASP, '/rules')}?per_page=${perPage}`,
+        undefined,
+        400,
+      )
+      await running.refused(
+        `${packagePath(zone, OWASP, '/groups')}?per_page=${perPage}`,
+        undefined,
+        400,
+      )
+      await running.refused(`${waf(zone, '/overrides')}?per_page=${perPage}`, undefined, 400)
     }
   })
 
   it('answers 404 7003 for an unknown rule, or a rule under the other package', async () => {
-    await refused(packagePath(zone, TRADITIONAL, '/rules/no-such-rule'), undefined, 404, 7003)
-    await refused(
+    await running.refused(
+      packagePath(zone, TRADITIONAL, '/rules/no-such-rule'),
+      undefined,
+      404,
+      7003,
+    )
+    await running.refused(
       packagePath(zone, TRADITIONAL, '/rules/no-such-rule'),
       patch({ mode: 'block' }),
       404,
       7003,
     )
     const anomaly = await anomalyRule(zone)
-    await refused(packagePath(zone, TRADITIONAL, `/rules/${anomaly.id}`), undefined, 404, 7003)
+    await running.refused(
+      packagePath(zone, TRADITIONAL, `/rules/${anomaly.id}`),
+      undefined,
+      404,
+      7003,
+    )
   })
 })
 
@@ -545,7 +564,7 @@ describe('URI-based overrides', () => {
   })
 
   it('creates, lists, gets, replaces and deletes an override', async () => {
-    const created = await ok(
+    const created = await running.ok(
       waf(zone, '/overrides'),
       post({
         urls: ['shop.example.com/*'],
@@ -567,9 +586,9 @@ describe('URI-based overrides', () => {
     expect(list.status).toBe(200)
     expect(list.body.result).toEqual([created])
     expect(list.body.result_info).toMatchObject({ per_page: 50, total_count: 1 })
-    expect(await ok(waf(zone, `/overrides/${created.id}`))).toEqual(created)
+    expect(await running.ok(waf(zone, `/overrides/${created.id}`))).toEqual(created)
 
-    const replaced = await ok(
+    const replaced = await running.ok(
       waf(zone, `/overrides/${created.id}`),
       put({
         id: created.id,
@@ -590,21 +609,21 @@ describe('URI-based overrides', () => {
       priority: 5,
       paused: true,
     })
-    expect(await ok(waf(zone, `/overrides/${created.id}`))).toEqual(replaced)
+    expect(await running.ok(waf(zone, `/overrides/${created.id}`))).toEqual(replaced)
 
-    expect(await ok(waf(zone, `/overrides/${created.id}`), del)).toEqual({ id: created.id })
-    await refused(waf(zone, `/overrides/${created.id}`), undefined, 404, 7003)
-    await refused(waf(zone, `/overrides/${created.id}`), del, 404, 7003)
-    expect(await ok(waf(zone, '/overrides'))).toEqual([])
+    expect(await running.ok(waf(zone, `/overrides/${created.id}`), del)).toEqual({ id: created.id })
+    await running.refused(waf(zone, `/overrides/${created.id}`), undefined, 404, 7003)
+    await running.refused(waf(zone, `/overrides/${created.id}`), del, 404, 7003)
+    expect(await running.ok(waf(zone, '/overrides'))).toEqual([])
   })
 
   it('creates an override of groups only', async () => {
-    const created = await ok(
+    const created = await running.ok(
       waf(zone, '/overrides'),
       post({ urls: ['*.example.com/legacy/*'], groups: { [OWASP_BAD_ROBOTS]: 'disable' } }),
     )
     expect(created).toMatchObject({ rules: {}, groups: { [OWASP_BAD_ROBOTS]: 'disable' } })
-    await ok(waf(zone, `/overrides/${created.id}`), del)
+    await running.ok(waf(zone, `/overrides/${created.id}`), del)
   })
 
   it('refuses bad bodies with 10405 and creates nothing', async () => {
@@ -615,16 +634,17 @@ describe('URI-based overrides', () => {
       { urls: ['shop.example.com/*'], rules: {}, groups: {} },
       { urls: ['shop.example.com/*'], groups: { [UNKNOWN_ID]: 'disable' } },
     ]
-    for (const body of bodies) await refused(waf(zone, '/overrides'), post(body), 400, 10405)
-    expect(await ok(waf(zone, '/overrides'))).toEqual([])
+    for (const body of bodies)
+      await running.refused(waf(zone, '/overrides'), post(body), 400, 10405)
+    expect(await running.ok(waf(zone, '/overrides'))).toEqual([])
   })
 
   it('refuses a bad replacement with 10405 and keeps the override as it was', async () => {
-    const created = await ok(
+    const created = await running.ok(
       waf(zone, '/overrides'),
       post({ urls: ['shop.example.com/*'], rules: { [rule.id]: 'disable' } }),
     )
-    await refused(
+    await running.refused(
       waf(zone, `/overrides/${created.id}`),
       put({
         id: created.id,
@@ -635,13 +655,13 @@ describe('URI-based overrides', () => {
       400,
       10405,
     )
-    expect(await ok(waf(zone, `/overrides/${created.id}`))).toEqual(created)
-    await ok(waf(zone, `/overrides/${created.id}`), del)
+    expect(await running.ok(waf(zone, `/overrides/${created.id}`))).toEqual(created)
+    await running.ok(waf(zone, `/overrides/${created.id}`), del)
   })
 
   it('answers 404 7003 for an unknown override', async () => {
-    await refused(waf(zone, `/overrides/${UNKNOWN_ID}`), undefined, 404, 7003)
-    await refused(
+    await running.refused(waf(zone, `/overrides/${UNKNOWN_ID}`), undefined, 404, 7003)
+    await running.refused(
       waf(zone, `/overrides/${UNKNOWN_ID}`),
       put({
         id: UNKNOWN_ID,
@@ -659,14 +679,19 @@ describe("the zone's waf setting", () => {
   it('reads and switches the setting', async () => {
     const zone = await createZone('pro')
     const path = `/zones/${zone}/settings/waf`
-    expect(await ok(path)).toEqual({ id: 'waf', value: 'on', editable: true, modified_on: null })
-    const off = await ok(path, patch({ value: 'off' }))
+    expect(await running.ok(path)).toEqual({
+      id: 'waf',
+      value: 'on',
+      editable: true,
+      modified_on: null,
+    })
+    const off = await running.ok(path, patch({ value: 'off' }))
     expect(off).toMatchObject({ id: 'waf', value: 'off', editable: true })
     expect(typeof off.modified_on).toBe('string')
-    expect(await ok(path)).toEqual(off)
-    await refused(path, patch({ value: 'maybe' }), 400)
-    expect((await ok(path)).value).toBe('off')
-    expect((await ok(path, patch({ value: 'on' }))).value).toBe('on')
+    expect(await running.ok(path)).toEqual(off)
+    await running.refused(path, patch({ value: 'maybe' }), 400)
+    expect((await running.ok(path)).value).toBe('off')
+    expect((await running.ok(path, patch({ value: 'on' }))).value).toBe('on')
   })
 })
 
@@ -698,7 +723,7 @@ describe('zones that do not run the previous product', () => {
       [`/zones/${zone}/settings/waf`, patch({ value: 'off' })],
     ]
     for (const [path, init] of routes) {
-      const error = await refused(path, init, 400, 10400)
+      const error = await running.refused(path, init, 400, 10400)
       expect(error.message).toMatch(/managed rulesets/i)
       expect(error.message).toMatch(/rulesets/)
     }
@@ -706,20 +731,22 @@ describe('zones that do not run the previous product', () => {
 
   it('refuses a previous-product zone on the Free plan', async () => {
     const name = 'free-legacy.example'
-    await refused('/zones', post({ name, plan: 'free', waf_product: 'previous' }), 400)
-    expect(await ok(`/zones?name=${name}`)).toEqual([])
+    await running.refused('/zones', post({ name, plan: 'free', waf_product: 'previous' }), 400)
+    expect(await running.ok(`/zones?name=${name}`)).toEqual([])
   })
 
   it('refuses to move a previous-product zone to the Free plan', async () => {
     const zone = await createZone('pro')
-    await refused(`/zones/${zone}`, patch({ plan: 'free' }), 400)
-    expect((await ok(`/zones/${zone}`)).plan.legacy_id).toBe('pro')
-    expect((await ok(`/zones/${zone}`, patch({ plan: 'business' }))).plan.legacy_id).toBe(
+    await running.refused(`/zones/${zone}`, patch({ plan: 'free' }), 400)
+    expect((await running.ok(`/zones/${zone}`)).plan.legacy_id).toBe('pro')
+    expect((await running.ok(`/zones/${zone}`, patch({ plan: 'business' }))).plan.legacy_id).toBe(
       'business',
     )
     // a zone on managed rulesets may go to Free
     const modern = await createZone('pro', 'managed_rulesets')
-    expect((await ok(`/zones/${modern}`, patch({ plan: 'free' }))).plan.legacy_id).toBe('free')
+    expect((await running.ok(`/zones/${modern}`, patch({ plan: 'free' }))).plan.legacy_id).toBe(
+      'free',
+    )
   })
 })
 
@@ -728,7 +755,7 @@ describe('page rules', () => {
 
   it('creates, gets, replaces, edits and deletes a page rule', async () => {
     const zone = await createZone('pro')
-    const created = await ok(
+    const created = await running.ok(
       pageRules(zone),
       post(
         pageRuleBody('*example.com/admin/*', [{ id: 'disable_security' }], {
@@ -748,10 +775,10 @@ describe('page rules', () => {
     expect(created.id).toMatch(/^[0-9a-f]{32}$/)
     expect(typeof created.created_on).toBe('string')
     expect(typeof created.modified_on).toBe('string')
-    expect(await ok(pageRules(zone, `/${created.id}`))).toEqual(created)
+    expect(await running.ok(pageRules(zone, `/${created.id}`))).toEqual(created)
 
     // PUT replaces targets and actions; priority and status stay unless given
-    const replaced = await ok(
+    const replaced = await running.ok(
       pageRules(zone, `/${created.id}`),
       put(pageRuleBody('example.com/legacy/*', [{ id: 'waf', value: 'off' }])),
     )
@@ -763,7 +790,7 @@ describe('page rules', () => {
       status: 'active',
       created_on: created.created_on,
     })
-    const reprioritized = await ok(
+    const reprioritized = await running.ok(
       pageRules(zone, `/${created.id}`),
       put(
         pageRuleBody('example.com/legacy/*', [{ id: 'waf', value: 'on' }], {
@@ -775,23 +802,23 @@ describe('page rules', () => {
     expect(reprioritized).toMatchObject({ priority: 7, status: 'disabled' })
 
     // PATCH changes only what it names
-    const edited = await ok(pageRules(zone, `/${created.id}`), patch({ status: 'active' }))
+    const edited = await running.ok(pageRules(zone, `/${created.id}`), patch({ status: 'active' }))
     expect(edited).toMatchObject({
       status: 'active',
       priority: 7,
       actions: [{ id: 'waf', value: 'on' }],
       targets: [{ constraint: { value: 'example.com/legacy/*' } }],
     })
-    expect(await ok(pageRules(zone, `/${created.id}`))).toEqual(edited)
+    expect(await running.ok(pageRules(zone, `/${created.id}`))).toEqual(edited)
 
-    expect(await ok(pageRules(zone, `/${created.id}`), del)).toEqual({ id: created.id })
-    await refused(pageRules(zone, `/${created.id}`), undefined, 404)
-    expect(await ok(pageRules(zone))).toEqual([])
+    expect(await running.ok(pageRules(zone, `/${created.id}`), del)).toEqual({ id: created.id })
+    await running.refused(pageRules(zone, `/${created.id}`), undefined, 404)
+    expect(await running.ok(pageRules(zone))).toEqual([])
   })
 
   it('keeps actions that do not concern the WAF as given', async () => {
     const zone = await createZone('pro', 'managed_rulesets')
-    const created = await ok(
+    const created = await running.ok(
       pageRules(zone),
       post(
         pageRuleBody('*example.com/static/*', [
@@ -811,7 +838,7 @@ describe('page rules', () => {
   it('lists by priority (highest first unless asked), filtered by status', async () => {
     const zone = await createZone('business')
     const make = (path: string, priority: number, status: 'active' | 'disabled') =>
-      ok(
+      running.ok(
         pageRules(zone),
         post(
           pageRuleBody(`example.com/${path}/*`, [{ id: 'waf', value: 'on' }], { priority, status }),
@@ -822,41 +849,41 @@ describe('page rules', () => {
     const two = await make('two', 2, 'active')
     const ids = (rules: any[]) => rules.map((r) => r.id)
 
-    expect(ids(await ok(pageRules(zone)))).toEqual([three.id, two.id, one.id])
-    expect(ids(await ok(`${pageRules(zone)}?order=priority&direction=asc`))).toEqual([
+    expect(ids(await running.ok(pageRules(zone)))).toEqual([three.id, two.id, one.id])
+    expect(ids(await running.ok(`${pageRules(zone)}?order=priority&direction=asc`))).toEqual([
       one.id,
       two.id,
       three.id,
     ])
-    expect(ids(await ok(`${pageRules(zone)}?status=active`))).toEqual([two.id, one.id])
-    expect(ids(await ok(`${pageRules(zone)}?status=disabled`))).toEqual([three.id])
-    const byStatus = await ok(`${pageRules(zone)}?order=status&direction=asc`)
+    expect(ids(await running.ok(`${pageRules(zone)}?status=active`))).toEqual([two.id, one.id])
+    expect(ids(await running.ok(`${pageRules(zone)}?status=disabled`))).toEqual([three.id])
+    const byStatus = await running.ok(`${pageRules(zone)}?order=status&direction=asc`)
     expect(byStatus.map((r: any) => r.status)).toEqual(['active', 'active', 'disabled'])
   })
 
   it("keeps to the plan's quota: Free allows 3, the 4th is refused", async () => {
     const zone = await createZone('free', 'managed_rulesets')
     for (let index = 1; index <= 3; index++) {
-      await ok(
+      await running.ok(
         pageRules(zone),
         post(pageRuleBody(`example.com/p${index}/*`, [{ id: 'disable_security' }])),
       )
     }
-    await refused(
+    await running.refused(
       pageRules(zone),
       post(pageRuleBody('example.com/p4/*', [{ id: 'disable_security' }])),
       400,
     )
-    expect((await ok(pageRules(zone))).length).toBe(3)
+    expect((await running.ok(pageRules(zone))).length).toBe(3)
 
     const pro = await createZone('pro')
     for (let index = 1; index <= 4; index++) {
-      await ok(
+      await running.ok(
         pageRules(pro),
         post(pageRuleBody(`example.com/p${index}/*`, [{ id: 'disable_security' }])),
       )
     }
-    expect((await ok(pageRules(pro))).length).toBe(4)
+    expect((await running.ok(pageRules(pro))).length).toBe(4)
   })
 
   it('refuses invalid WAF actions with 1004, creating or changing nothing', async () => {
@@ -868,41 +895,46 @@ describe('page rules', () => {
       [{ id: 'disable_security' }, { id: 'waf', value: 'off' }],
     ]
     for (const actions of invalid) {
-      await refused(pageRules(zone), post(pageRuleBody('example.com/x/*', actions)), 400, 1004)
+      await running.refused(
+        pageRules(zone),
+        post(pageRuleBody('example.com/x/*', actions)),
+        400,
+        1004,
+      )
     }
-    expect(await ok(pageRules(zone))).toEqual([])
+    expect(await running.ok(pageRules(zone))).toEqual([])
 
-    const created = await ok(
+    const created = await running.ok(
       pageRules(zone),
       post(pageRuleBody('example.com/x/*', [{ id: 'waf', value: 'off' }], { status: 'active' })),
     )
     for (const actions of invalid) {
-      await refused(pageRules(zone, `/${created.id}`), patch({ actions }), 400, 1004)
-      await refused(
+      await running.refused(pageRules(zone, `/${created.id}`), patch({ actions }), 400, 1004)
+      await running.refused(
         pageRules(zone, `/${created.id}`),
         put(pageRuleBody('example.com/x/*', actions)),
         400,
         1004,
       )
     }
-    expect(await ok(pageRules(zone, `/${created.id}`))).toEqual(created)
+    expect(await running.ok(pageRules(zone, `/${created.id}`))).toEqual(created)
   })
 
   it('answers 404 for an unknown page rule', async () => {
     const zone = await createZone('pro')
-    await refused(pageRules(zone, `/${UNKNOWN_ID}`), undefined, 404)
-    await refused(pageRules(zone, `/${UNKNOWN_ID}`), patch({ status: 'active' }), 404)
-    await refused(
+    await running.refused(pageRules(zone, `/${UNKNOWN_ID}`), undefined, 404)
+    await running.refused(pageRules(zone, `/${UNKNOWN_ID}`), patch({ status: 'active' }), 404)
+    await running.refused(
       pageRules(zone, `/${UNKNOWN_ID}`),
       put(pageRuleBody('example.com/*', [{ id: 'disable_security' }])),
       404,
     )
-    await refused(pageRules(zone, `/${UNKNOWN_ID}`), del, 404)
+    await running.refused(pageRules(zone, `/${UNKNOWN_ID}`), del, 404)
   })
 
   it('lists the settings a page rule can apply, the two the WAF reads among them', async () => {
     const zone = await createZone('pro')
-    const settings = await ok(pageRules(zone, '/settings'))
+    const settings = await running.ok(pageRules(zone, '/settings'))
     expect(settings.find((s: any) => s.id === 'disable_security')).toEqual({
       id: 'disable_security',
       properties: [],
@@ -918,8 +950,8 @@ describe('page rules', () => {
     for (const setting of settings) expect(Array.isArray(setting.properties)).toBe(true)
     expect(new Set(settings.map((s: any) => s.id)).size).toBe(settings.length)
     const onManagedRulesets = await createZone('free', 'managed_rulesets')
-    expect(await ok(pageRules(onManagedRulesets, '/settings'))).toEqual(settings)
-    await refused(pageRules(UNKNOWN_ID, '/settings'), undefined, 404, 7003)
+    expect(await running.ok(pageRules(onManagedRulesets, '/settings'))).toEqual(settings)
+    await running.refused(pageRules(UNKNOWN_ID, '/settings'), undefined, 404, 7003)
   })
 })
 
@@ -929,34 +961,29 @@ describe('across a restart of the service', () => {
     const { dataDir } = service
     try {
       const zone = await createZone('pro', 'previous', service)
-      const rules = (await ok(
+      const rules = (await service.ok(
         `${packagePath(zone, TRADITIONAL, '/rules')}?per_page=100`,
         undefined,
-        service,
       )) as WafRule[]
       const rule = rules.find((r) => r.allowed_modes.includes('block'))!
-      await ok(
+      await service.ok(
         packagePath(zone, OWASP),
         patch({ sensitivity: 'low', action_mode: 'block' }),
-        service,
       )
-      await ok(
+      await service.ok(
         packagePath(zone, OWASP, `/groups/${OWASP_HTTP_POLICY}`),
         patch({ mode: 'off' }),
-        service,
       )
-      await ok(
+      await service.ok(
         packagePath(zone, TRADITIONAL, `/rules/${rule.id}`),
         patch({ mode: 'simulate' }),
-        service,
       )
-      const override = await ok(
+      const override = await service.ok(
         waf(zone, '/overrides'),
         post({ urls: ['shop.example.com/*'], rules: { [rule.id]: 'disable' }, priority: 3 }),
-        service,
       )
-      const setting = await ok(`/zones/${zone}/settings/waf`, patch({ value: 'off' }), service)
-      const pageRule = await ok(
+      const setting = await service.ok(`/zones/${zone}/settings/waf`, patch({ value: 'off' }))
+      const pageRule = await service.ok(
         `/zones/${zone}/pagerules`,
         post(
           pageRuleBody('*example.com/shop/*', [{ id: 'waf', value: 'on' }], {
@@ -964,27 +991,26 @@ describe('across a restart of the service', () => {
             priority: 4,
           }),
         ),
-        service,
       )
 
       await service.stop()
       service = await startService(dataDir)
 
-      expect(await ok(packagePath(zone, OWASP), undefined, service)).toMatchObject({
+      expect(await service.ok(packagePath(zone, OWASP), undefined)).toMatchObject({
         sensitivity: 'low',
         action_mode: 'block',
       })
       expect(
-        (await ok(packagePath(zone, OWASP, `/groups/${OWASP_HTTP_POLICY}`), undefined, service))
+        (await service.ok(packagePath(zone, OWASP, `/groups/${OWASP_HTTP_POLICY}`), undefined))
           .mode,
       ).toBe('off')
       expect(
-        (await ok(packagePath(zone, TRADITIONAL, `/rules/${rule.id}`), undefined, service)).mode,
+        (await service.ok(packagePath(zone, TRADITIONAL, `/rules/${rule.id}`), undefined)).mode,
       ).toBe('simulate')
-      expect(await ok(waf(zone, '/overrides'), undefined, service)).toEqual([override])
-      expect(await ok(`/zones/${zone}/settings/waf`, undefined, service)).toEqual(setting)
-      expect(await ok(`/zones/${zone}/pagerules`, undefined, service)).toEqual([pageRule])
-      expect((await ok(`/zones/${zone}`, undefined, service)).waf_product).toBe('previous')
+      expect(await service.ok(waf(zone, '/overrides'), undefined)).toEqual([override])
+      expect(await service.ok(`/zones/${zone}/settings/waf`, undefined)).toEqual(setting)
+      expect(await service.ok(`/zones/${zone}/pagerules`, undefined)).toEqual([pageRule])
+      expect((await service.ok(`/zones/${zone}`, undefined)).waf_product).toBe('previous')
     } finally {
       await service.stop()
       removeDataDir(dataDir)

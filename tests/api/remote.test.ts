@@ -10,8 +10,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CREDENTIALS, removeDataDir, startService, type Running } from './harness'
-import { ok, patch, post, put } from './requests'
+import { CREDENTIALS, patch, post, put, removeDataDir, type Running, startService } from './harness'
 
 const GENERAL = 'efb7b8c949ac4650a09736fc376e9aee'
 const OWASP_PACKAGE = 'c504870194831cd12c3fc0284f294abb'
@@ -68,13 +67,12 @@ function content(bundle: any): unknown {
 }
 
 const plan = (zone: string) =>
-  ok(local, workbench(local, `/zones/${zone}/remote/plan`), post(target()))
+  local.ok(workbench(local, `/zones/${zone}/remote/plan`), post(target()))
 
 /** A zone on the remote: managed and custom rulesets, filters (some unused) and firewall rules. */
 async function remoteZone() {
-  const zone = (await ok(remote, '/zones', post({ name: 'prod.example', plan: 'business' }))).id
-  const custom = await ok(
-    remote,
+  const zone = (await remote.ok('/zones', post({ name: 'prod.example', plan: 'business' }))).id
+  const custom = await remote.ok(
     `/zones/${zone}/rulesets`,
     post({
       name: 'API hardening',
@@ -83,15 +81,13 @@ async function remoteZone() {
       rules: [{ action: 'block', expression: 'http.request.uri.path contains "/admin"' }],
     }),
   )
-  await ok(
-    remote,
+  await remote.ok(
     `/zones/${zone}/rulesets/phases/http_request_firewall_custom/entrypoint`,
     put({
       rules: [{ action: 'execute', expression: 'true', action_parameters: { id: custom.id } }],
     }),
   )
-  await ok(
-    remote,
+  await remote.ok(
     `/zones/${zone}/rulesets/phases/http_request_firewall_managed/entrypoint`,
     put({
       rules: [
@@ -106,8 +102,7 @@ async function remoteZone() {
       ],
     }),
   )
-  const filters = await ok(
-    remote,
+  const filters = await remote.ok(
     `/zones/${zone}/filters`,
     post(
       ['198.51.100.1', '198.51.100.2', '198.51.100.3', '198.51.100.4', '198.51.100.5'].map(
@@ -115,8 +110,7 @@ async function remoteZone() {
       ),
     ),
   )
-  const rules = await ok(
-    remote,
+  const rules = await remote.ok(
     `/zones/${zone}/firewall/rules`,
     post([
       { action: 'block', filter: { id: filters[0].id }, description: 'first' },
@@ -137,8 +131,7 @@ describe('remote', () => {
   })
 
   it('pull reproduces the remote zone locally, ids and all', async () => {
-    const pulled = await ok(
-      local,
+    const pulled = await local.ok(
       workbench(local, '/remote/pull'),
       post(target({ zone_name: 'prod.example' })),
     )
@@ -154,8 +147,7 @@ describe('remote', () => {
 
   it('a local edit plans as that edit alone, and apply makes the two equal', async () => {
     const edited = rules[1]
-    await ok(
-      local,
+    await local.ok(
       `/zones/${zone}/firewall/rules/${edited.id}`,
       put({ action: 'block', description: edited.description, filter: { id: edited.filter.id } }),
     )
@@ -172,9 +164,9 @@ describe('remote', () => {
       }),
     ])
 
-    const applied = await ok(local, workbench(local, `/zones/${zone}/remote/apply`), post(target()))
+    const applied = await local.ok(workbench(local, `/zones/${zone}/remote/apply`), post(target()))
     expect(applied.applied).toBe(1)
-    expect((await ok(remote, `/zones/${zone}/firewall/rules/${edited.id}`)).action).toBe('block')
+    expect((await remote.ok(`/zones/${zone}/firewall/rules/${edited.id}`)).action).toBe('block')
     expect((await plan(zone)).empty).toBe(true)
     expect(content(await exportBundle(local, zone))).toEqual(
       content(await exportBundle(remote, zone)),
@@ -184,21 +176,18 @@ describe('remote', () => {
   it('what the remote creates under its own ids pairs with the local resources after', async () => {
     // A new filter and firewall rule, a new custom ruleset executed by the entry point, a rule
     // added to a ruleset the remote holds, and a firewall rule deleted.
-    const [filter] = await ok(
-      local,
+    const [filter] = await local.ok(
       `/zones/${zone}/filters`,
       post([{ expression: 'http.user_agent contains "bot"', description: 'bots' }]),
     )
-    await ok(
-      local,
+    await local.ok(
       `/zones/${zone}/firewall/rules`,
       post([{ action: 'managed_challenge', filter: { id: filter.id }, description: 'bots' }]),
     )
-    await ok(local, `/zones/${zone}/firewall/rules/${rules[0].id}?delete_filter_if_unused=true`, {
+    await local.ok(`/zones/${zone}/firewall/rules/${rules[0].id}?delete_filter_if_unused=true`, {
       method: 'DELETE',
     })
-    const extra = await ok(
-      local,
+    const extra = await local.ok(
       `/zones/${zone}/rulesets`,
       post({
         name: 'Logins',
@@ -208,9 +197,8 @@ describe('remote', () => {
       }),
     )
     const entry = `/zones/${zone}/rulesets/phases/http_request_firewall_custom/entrypoint`
-    const current = await ok(local, entry)
-    await ok(
-      local,
+    const current = await local.ok(entry)
+    await local.ok(
       entry,
       put({
         rules: [
@@ -228,36 +216,33 @@ describe('remote', () => {
       `POST /zones/${zone}/rulesets`,
       `PUT /zones/${zone}/rulesets/phases/http_request_firewall_custom/entrypoint`,
     ])
-    const applied = await ok(local, workbench(local, `/zones/${zone}/remote/apply`), post(target()))
+    const applied = await local.ok(workbench(local, `/zones/${zone}/remote/apply`), post(target()))
     expect(applied.applied).toBe(6)
     const after = await plan(zone)
     expect(after.changes).toEqual([])
     expect(after.calls).toEqual([])
     expect(after.empty).toBe(true)
-    const executed = (await ok(remote, entry)).rules.at(-1).action_parameters.id
+    const executed = (await remote.ok(entry)).rules.at(-1).action_parameters.id
     expect(executed).not.toBe(extra.id)
-    expect((await ok(remote, `/zones/${zone}/rulesets/${executed}`)).name).toBe('Logins')
+    expect((await remote.ok(`/zones/${zone}/rulesets/${executed}`)).name).toBe('Logins')
   })
 
   it('an apply stops at the call the remote refuses and says what ran, failed and did not run', async () => {
-    const held = (await ok(remote, `/zones/${zone}/firewall/rules`)).length
-    await ok(
-      remote,
+    const held = (await remote.ok(`/zones/${zone}/firewall/rules`)).length
+    await remote.ok(
       workbench(remote, `/zones/${zone}/firewall/settings`),
       patch({ rule_quota: held + 2 }),
     )
     const unused = filters.slice(2)
     for (const [index, filter] of unused.entries()) {
-      await ok(
-        local,
+      await local.ok(
         `/zones/${zone}/firewall/rules`,
         post([{ action: 'block', filter: { id: filter.id }, description: `new ${index}` }]),
       )
     }
     // A fourth call, after the firewall rules: a custom ruleset's description.
-    const ruleset = await ok(local, `/zones/${zone}/rulesets/${custom}`)
-    await ok(
-      local,
+    const ruleset = await local.ok(`/zones/${zone}/rulesets/${custom}`)
+    await local.ok(
       `/zones/${zone}/rulesets/${custom}`,
       put({
         description: 'admin paths',
@@ -310,29 +295,25 @@ function pickRule(rule: any) {
 describe('a zone on the previous product', () => {
   it('pulls with its settings, and an edit of them plans, applies and plans empty after', async () => {
     const zone = (
-      await ok(
-        remote,
+      await remote.ok(
         '/zones',
         post({ name: 'legacy.example', plan: 'business', waf_product: 'previous' }),
       )
     ).id
     const waf = `/zones/${zone}/firewall/waf`
-    await ok(remote, `${waf}/packages/${OWASP_PACKAGE}`, patch({ sensitivity: 'low' }))
-    await ok(
-      remote,
+    await remote.ok(`${waf}/packages/${OWASP_PACKAGE}`, patch({ sensitivity: 'low' }))
+    await remote.ok(
       `${waf}/packages/${OWASP_PACKAGE}/groups/${OWASP_GENERIC_ATTACKS}`,
       patch({ mode: 'off' }),
     )
-    const [rule] = await ok(remote, `${waf}/packages/${TRADITIONAL_PACKAGE}/rules?per_page=5`)
+    const [rule] = await remote.ok(`${waf}/packages/${TRADITIONAL_PACKAGE}/rules?per_page=5`)
     const mode = rule.allowed_modes.find((m: string) => m !== rule.mode && m !== 'default')
-    await ok(remote, `${waf}/packages/${TRADITIONAL_PACKAGE}/rules/${rule.id}`, patch({ mode }))
-    await ok(
-      remote,
+    await remote.ok(`${waf}/packages/${TRADITIONAL_PACKAGE}/rules/${rule.id}`, patch({ mode }))
+    await remote.ok(
       `${waf}/overrides`,
       post({ urls: ['legacy.example/api/*'], rules: { [rule.id]: 'simulate' } }),
     )
-    await ok(
-      remote,
+    await remote.ok(
       `/zones/${zone}/pagerules`,
       post({
         targets: [
@@ -341,23 +322,21 @@ describe('a zone on the previous product', () => {
         actions: [{ id: 'disable_security' }],
       }),
     )
-    await ok(remote, `/zones/${zone}/settings/waf`, patch({ value: 'off' }))
+    await remote.ok(`/zones/${zone}/settings/waf`, patch({ value: 'off' }))
 
-    await ok(local, workbench(local, '/remote/pull'), post(target({ zone_id: zone })))
+    await local.ok(workbench(local, '/remote/pull'), post(target({ zone_id: zone })))
     const [mine, theirs] = await Promise.all([
       exportBundle(local, zone),
       exportBundle(remote, zone),
     ])
     expect({ ...mine, exported_at: '' }).toEqual({ ...theirs, exported_at: '' })
 
-    await ok(local, `/zones/${zone}/settings/waf`, patch({ value: 'on' }))
-    await ok(
-      local,
+    await local.ok(`/zones/${zone}/settings/waf`, patch({ value: 'on' }))
+    await local.ok(
       `${waf}/packages/${OWASP_PACKAGE}/groups/${OWASP_GENERIC_ATTACKS}`,
       patch({ mode: 'on' }),
     )
-    await ok(
-      local,
+    await local.ok(
       `${waf}/overrides`,
       post({ urls: ['legacy.example/admin/*'], groups: { [OWASP_GENERIC_ATTACKS]: 'disable' } }),
     )
@@ -368,7 +347,7 @@ describe('a zone on the previous product', () => {
       `POST ${waf}/overrides`,
     ])
     expect(
-      (await ok(local, workbench(local, `/zones/${zone}/remote/apply`), post(target()))).applied,
+      (await local.ok(workbench(local, `/zones/${zone}/remote/apply`), post(target()))).applied,
     ).toBe(3)
     expect((await plan(zone)).empty).toBe(true)
     // Equal but for the id the remote gave the override it created.
@@ -388,10 +367,9 @@ describe('a zone on the previous product', () => {
 
 describe('a remote zone larger than a page', () => {
   it('is read page by page, whole', async () => {
-    const zone = (await ok(remote, '/zones', post({ name: 'many.example', plan: 'enterprise' }))).id
+    const zone = (await remote.ok('/zones', post({ name: 'many.example', plan: 'enterprise' }))).id
     // 130 rules, each with its own filter: two pages of the vendor's 100 at most.
-    await ok(
-      remote,
+    await remote.ok(
       `/zones/${zone}/firewall/rules`,
       post(
         Array.from({ length: 130 }, (_, index) => ({
@@ -401,7 +379,7 @@ describe('a remote zone larger than a page', () => {
         })),
       ),
     )
-    await ok(local, workbench(local, '/remote/pull'), post(target({ zone_name: 'many.example' })))
+    await local.ok(workbench(local, '/remote/pull'), post(target({ zone_name: 'many.example' })))
     const mine = await exportBundle(local, zone)
     expect(mine.firewall_rules).toHaveLength(130)
     expect(mine.filters).toHaveLength(130)
@@ -417,7 +395,7 @@ describe("a remote's credentials", () => {
     // A remote of its own whose credentials, once rotated, are not the local service's.
     const other = await startService()
     try {
-      const rotated = await ok(other, workbench(other, '/settings/rotate-credentials'), post({}))
+      const rotated = await other.ok(workbench(other, '/settings/rotate-credentials'), post({}))
       const bearer = { authorization: `Bearer ${rotated.api_token}` }
       const created = await other.call('/zones', {
         ...post({ name: 'secret.example', plan: 'pro' }),
@@ -430,13 +408,11 @@ describe("a remote's credentials", () => {
         zone_name: 'secret.example',
         ...credentials,
       })
-      await ok(
-        local,
+      await local.ok(
         workbench(local, '/remote/pull'),
         post(remoteOf({ api_token: rotated.api_token })),
       )
-      await ok(
-        local,
+      await local.ok(
         workbench(local, `/zones/${zone}/remote/plan`),
         post(remoteOf({ api_email: rotated.email, api_key: rotated.api_key })),
       )
@@ -465,7 +441,7 @@ describe('a remote that cannot be used', () => {
     expect(answer.body.success).toBe(false)
     return answer.body.errors[0]
   }
-  const localZones = async () => (await ok(local, '/zones?per_page=50')).map((z: any) => z.id)
+  const localZones = async () => (await local.ok('/zones?per_page=50')).map((z: any) => z.id)
 
   it('a base_url other than https: or loopback http: is refused before any connection', async () => {
     const before = await localZones()

@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { removeDataDir, startService, type Running } from './harness'
+import { newZone, notRouted, refusal, removeDataDir, type Running, startService } from './harness'
 
 const ACCOUNT = '01a7362d577a6c3019a474fd6f485823'
 const PHASE = 'http_request_firewall_managed'
@@ -36,16 +36,6 @@ beforeAll(async () => {
   running = await startService()
 })
 afterAll(() => running.stop())
-
-let zoneCount = 0
-async function newZone(plan = 'free'): Promise<string> {
-  const { status, body } = await running.call('/zones', {
-    method: 'POST',
-    json: { name: `rulesets-${++zoneCount}.example`, plan },
-  })
-  expect(status).toBe(200)
-  return body.result.id
-}
 
 const entry = (zone: string, phase = PHASE) => `/zones/${zone}/rulesets/phases/${phase}/entrypoint`
 const putEntry = (zone: string, rules: unknown[], query = '') =>
@@ -89,32 +79,11 @@ const DEPLOYMENT: any[] = [
   execute(EXPOSED),
 ]
 
-/** The error with `code` in a failed answer, after checking status and envelope. */
-function refused(
-  answer: { status: number; body: any },
-  status: number,
-  code: number,
-  pointer?: string,
-) {
-  expect(answer.status, JSON.stringify(answer.body)).toBe(status)
-  expect(answer.body.success).toBe(false)
-  expect(answer.body.result).toBeNull()
-  const error = answer.body.errors.find((e: any) => e.code === code)
-  expect(error, JSON.stringify(answer.body.errors)).toBeDefined()
-  if (pointer !== undefined) expect(error.source?.pointer).toBe(pointer)
-  return error
-}
-
-const notRouted = (answer: { status: number; body: any }) => {
-  expect(answer.status).toBe(404)
-  expect(answer.body.errors.map((e: any) => e.code)).toEqual([7003, 7000])
-}
-
 const descriptions = (ruleset: any) => ruleset.rules.map((r: any) => r.description)
 
 /** A zone whose entry point holds four skip rules R1..R4, as in the vendor's examples. */
 async function fourRules() {
-  const zone = await newZone()
+  const zone = (await newZone(running)).id
   const { body } = await putEntry(zone, [skip('R1'), skip('R2'), skip('R3'), skip('R4')])
   const ids: Record<string, string> = Object.fromEntries(
     body.result.rules.map((r: any) => [r.description, r.id]),
@@ -124,7 +93,7 @@ async function fourRules() {
 
 describe('zone entry point', () => {
   it('answers an absent entry point with 404 10003, then PUT creates it', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const absent = await running.call(entry(zone))
     expect(absent.status).toBe(404)
     expect(absent.body.success).toBe(false)
@@ -178,7 +147,7 @@ describe('zone entry point', () => {
   })
 
   it('replaces the rules on a second PUT; a re-sent rule keeps its id, only changed rules move on', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const first = (await putEntry(zone, DEPLOYMENT)).body.result
     const [cmr, owaspRule, exposedRule] = first.rules
     const second = await putEntry(zone, [
@@ -207,7 +176,7 @@ describe('zone entry point', () => {
   })
 
   it('keeps the given name on creation, and creates entry points of other phases too', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const named = await running.call(entry(zone), {
       method: 'PUT',
       json: { name: 'my entry point', description: 'mine', rules: [execute(GENERAL)] },
@@ -223,7 +192,7 @@ describe('zone entry point', () => {
   })
 
   it('creates an entry point with POST kind zone when the phase has none', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const created = await running.call(`/zones/${zone}/rulesets`, {
       method: 'POST',
       json: { name: 'zone custom entry', kind: 'zone', phase: CUSTOM_PHASE, rules: [] },
@@ -236,7 +205,7 @@ describe('zone entry point', () => {
 
 describe('entry point names, kinds and phases on update', () => {
   it('keeps the name of an existing entry point when a PUT sends another, as the vendor does', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const first = (await putEntry(zone, [execute(GENERAL)])).body.result
     const renamed = await running.call(entry(zone), {
       method: 'PUT',
@@ -260,12 +229,12 @@ describe('entry point names, kinds and phases on update', () => {
   ])(
     'refuses $change on an entry point with 20131, by phase or by id',
     async ({ change, pointer }) => {
-      const zone = await newZone()
+      const zone = (await newZone(running)).id
       const first = (await putEntry(zone, [execute(GENERAL)])).body.result
       const json = { ...change, rules: [] }
-      refused(await running.call(entry(zone), { method: 'PUT', json }), 400, 20131, pointer)
+      refusal(await running.call(entry(zone), { method: 'PUT', json }), 400, 20131, pointer)
       const byId = `/zones/${zone}/rulesets/${first.id}`
-      refused(await running.call(byId, { method: 'PUT', json }), 400, 20131, pointer)
+      refusal(await running.call(byId, { method: 'PUT', json }), 400, 20131, pointer)
       expect(await getEntry(zone)).toEqual(first)
     },
   )
@@ -361,7 +330,7 @@ describe('rules of a ruleset', () => {
       method: 'PATCH',
       json: { description: 'only this' },
     })
-    const error = refused(partial, 400, 20125, '/expression')
+    const error = refusal(partial, 400, 20125, '/expression')
     expect(error.message).toBe(
       "'' is not a valid value for expression because the expression cannot be blank",
     )
@@ -372,7 +341,7 @@ describe('rules of a ruleset', () => {
         json: { expression: 'true', action_parameters: { ruleset: 'current' } },
       },
     )
-    expect(refused(onlyParameters, 400, 20121).message).toBe(
+    expect(refusal(onlyParameters, 400, 20121).message).toBe(
       'action is required for action parameters',
     )
     expect(await getEntry(zone)).toEqual(ruleset)
@@ -399,7 +368,7 @@ describe('rules of a ruleset', () => {
   it('refuses an invalid position with 20128', async () => {
     const { zone, ruleset, ids } = await fourRules()
     const rules = `/zones/${zone}/rulesets/${ruleset.id}/rules`
-    refused(
+    refusal(
       await running.call(rules, {
         method: 'POST',
         json: { ...skip('N'), position: { before: UNKNOWN_ID } },
@@ -407,7 +376,7 @@ describe('rules of a ruleset', () => {
       400,
       20128,
     )
-    refused(
+    refusal(
       await running.call(rules, {
         method: 'POST',
         json: { ...skip('N'), position: { index: 99 } },
@@ -415,7 +384,7 @@ describe('rules of a ruleset', () => {
       400,
       20128,
     )
-    refused(
+    refusal(
       await running.call(`${rules}/${ids.R1}`, {
         method: 'PATCH',
         json: { position: { after: UNKNOWN_ID } },
@@ -439,7 +408,7 @@ describe('rules of a ruleset', () => {
 
 describe('versions', () => {
   it('lists, reads and deletes versions; the latest stays, numbers are never reused', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const v1 = (await putEntry(zone, [skip('A')])).body.result
     const rules = `/zones/${zone}/rulesets/${v1.id}/rules`
     const v2 = (await running.call(rules, { method: 'POST', json: skip('B') })).body.result
@@ -463,7 +432,7 @@ describe('versions', () => {
     notRouted(await running.call(`${versions}/9`))
     notRouted(await running.call(`${entry(zone)}/versions/9`))
 
-    refused(await running.call(`${versions}/3`, { method: 'DELETE' }), 400, 20130)
+    refusal(await running.call(`${versions}/3`, { method: 'DELETE' }), 400, 20130)
     const deleted = await running.call(`${versions}/2`, { method: 'DELETE' })
     expect(deleted.status).toBe(204)
     expect(deleted.body).toBeNull()
@@ -493,7 +462,7 @@ describe('custom rulesets', () => {
     })
 
   it('creates, reads, replaces and deletes a custom ruleset', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const created = await createCustom(zone)
     expect(created.status).toBe(200)
     const ruleset = created.body.result
@@ -532,7 +501,7 @@ describe('custom rulesets', () => {
   })
 
   it('creates a ruleset without rules', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const created = await running.call(`/zones/${zone}/rulesets`, {
       method: 'POST',
       json: { name: 'empty', kind: 'custom', phase: CUSTOM_PHASE },
@@ -542,14 +511,14 @@ describe('custom rulesets', () => {
   })
 
   it('refuses a second zone entry point for a phase with 20217 on /kind', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     await putEntry(zone, [execute(GENERAL)])
     const before = (await running.call(`/zones/${zone}/rulesets`)).body.result
     const second = await running.call(`/zones/${zone}/rulesets`, {
       method: 'POST',
       json: { name: 'another', kind: 'zone', phase: PHASE, rules: [] },
     })
-    const error = refused(second, 400, 20217, '/kind')
+    const error = refusal(second, 400, 20217, '/kind')
     expect(error.message).toBe(
       `'zone' is not a valid value for kind because exceeded maximum number of zone rulesets for phase ${PHASE}`,
     )
@@ -557,8 +526,8 @@ describe('custom rulesets', () => {
   })
 
   it.each(['managed', 'root'])('refuses kind %s at the zone with 20218 on /kind', async (kind) => {
-    const zone = await newZone()
-    refused(await createCustom(zone, { kind }), 400, 20218, '/kind')
+    const zone = (await newZone(running)).id
+    refusal(await createCustom(zone, { kind }), 400, 20218, '/kind')
     const listed = (await running.call(`/zones/${zone}/rulesets`)).body.result
     expect(listed.every((r: any) => r.kind === 'managed')).toBe(true)
     expect(listed).toHaveLength(3)
@@ -567,11 +536,11 @@ describe('custom rulesets', () => {
   it.each([{ name: 'renamed' }, { kind: 'zone' }, { phase: PHASE }])(
     'refuses to change %o on update with 20131, changing nothing',
     async (change) => {
-      const zone = await newZone()
+      const zone = (await newZone(running)).id
       const ruleset = (await createCustom(zone)).body.result
       const path = `/zones/${zone}/rulesets/${ruleset.id}`
       const field = Object.keys(change)[0]!
-      refused(
+      refusal(
         await running.call(path, { method: 'PUT', json: { ...change, rules: [] } }),
         400,
         20131,
@@ -582,7 +551,7 @@ describe('custom rulesets', () => {
   )
 
   it('accepts name, kind and phase on update when they are unchanged', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const ruleset = (await createCustom(zone)).body.result
     const same = await running.call(`/zones/${zone}/rulesets/${ruleset.id}`, {
       method: 'PUT',
@@ -593,12 +562,12 @@ describe('custom rulesets', () => {
   })
 
   it('refuses a block response outside 400..499 with 20122, creating nothing', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const response = { status_code: 200, content: 'nope', content_type: 'text/plain' }
     const answer = await createCustom(zone, {
       rules: [{ action: 'block', expression: 'true', action_parameters: { response } }],
     })
-    refused(answer, 400, 20122, '/rules/0/action_parameters/response')
+    refusal(answer, 400, 20122, '/rules/0/action_parameters/response')
     const listed = (await running.call(`/zones/${zone}/rulesets`)).body.result
     expect(listed.every((r: any) => r.kind === 'managed')).toBe(true)
     const fine = await createCustom(zone, {
@@ -615,7 +584,7 @@ describe('custom rulesets', () => {
   })
 
   it('refuses to delete a ruleset an execute rule deploys (20130), then allows it', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const custom = (await createCustom(zone)).body.result
     const deploy = await running.call(entry(zone, CUSTOM_PHASE), {
       method: 'PUT',
@@ -623,7 +592,7 @@ describe('custom rulesets', () => {
     })
     expect(deploy.status).toBe(200)
     const path = `/zones/${zone}/rulesets/${custom.id}`
-    refused(await running.call(path, { method: 'DELETE' }), 400, 20130)
+    refusal(await running.call(path, { method: 'DELETE' }), 400, 20130)
     expect((await running.call(path)).body.result).toEqual(custom)
 
     await running.call(entry(zone, CUSTOM_PHASE), { method: 'PUT', json: { rules: [] } })
@@ -631,8 +600,8 @@ describe('custom rulesets', () => {
   })
 
   it("does not show one zone's rulesets under another zone", async () => {
-    const a = await newZone()
-    const b = await newZone()
+    const a = (await newZone(running)).id
+    const b = (await newZone(running)).id
     const custom = (await createCustom(a)).body.result
     notRouted(await running.call(`/zones/${b}/rulesets/${custom.id}`))
     const listed = (await running.call(`/zones/${b}/rulesets`)).body.result
@@ -642,7 +611,7 @@ describe('custom rulesets', () => {
 
 describe('managed rulesets', () => {
   it('serves a managed ruleset under the zone path with categories and without expressions', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     for (const source of [general, owasp, exposed]) {
       const { status, body } = await running.call(`/zones/${zone}/rulesets/${source.id}`)
       expect(status).toBe(200)
@@ -669,7 +638,7 @@ describe('managed rulesets', () => {
   })
 
   it("lists the catalog next to the zone's own rulesets, without rules", async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const fresh = (await running.call(`/zones/${zone}/rulesets`)).body.result
     expect(fresh.map((r: any) => r.id).sort()).toEqual([EXPOSED, GENERAL, OWASP].sort())
     for (const ruleset of fresh) {
@@ -685,14 +654,14 @@ describe('managed rulesets', () => {
   })
 
   it('refuses any change to a managed ruleset with 20129', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const path = `/zones/${zone}/rulesets/${GENERAL}`
-    refused(
+    refusal(
       await running.call(path, { method: 'PUT', json: { description: 'mine now', rules: [] } }),
       400,
       20129,
     )
-    refused(
+    refusal(
       await running.call(`${path}/rules`, {
         method: 'POST',
         json: { action: 'block', expression: 'true' },
@@ -700,7 +669,7 @@ describe('managed rulesets', () => {
       400,
       20129,
     )
-    refused(
+    refusal(
       await running.call(`${path}/rules/${GENERAL_RULE}`, {
         method: 'PATCH',
         json: { position: { before: '' } },
@@ -708,8 +677,8 @@ describe('managed rulesets', () => {
       400,
       20129,
     )
-    refused(await running.call(`${path}/rules/${GENERAL_RULE}`, { method: 'DELETE' }), 400, 20129)
-    refused(await running.call(path, { method: 'DELETE' }), 400, 20129)
+    refusal(await running.call(`${path}/rules/${GENERAL_RULE}`, { method: 'DELETE' }), 400, 20129)
+    refusal(await running.call(path, { method: 'DELETE' }), 400, 20129)
     const after = (await running.call(path)).body.result
     expect(after.version).toBe(general.version)
     expect(after.description).toBe(general.description)
@@ -719,7 +688,7 @@ describe('managed rulesets', () => {
 
 describe('execute rules and overrides', () => {
   it('accepts the overrides the catalog allows', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const accepted = await putEntry(zone, [
       execute(GENERAL, {
         overrides: {
@@ -822,8 +791,8 @@ describe('execute rules and overrides', () => {
   ]
 
   it.each(cases)('refuses $name with $code', async ({ rules, code, pointer }) => {
-    const zone = await newZone()
-    refused(await putEntry(zone, rules), 400, code, pointer)
+    const zone = (await newZone(running)).id
+    refusal(await putEntry(zone, rules), 400, code, pointer)
     expect((await running.call(entry(zone))).status).toBe(404)
   })
 
@@ -834,7 +803,7 @@ describe('execute rules and overrides', () => {
     },
     { name: 'an empty overrides object', overrides: {} },
   ])('refuses $name with 400', async ({ overrides }) => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const answer = await putEntry(zone, [execute(GENERAL, { overrides })])
     expect(answer.status).toBe(400)
     expect(answer.body.success).toBe(false)
@@ -843,9 +812,9 @@ describe('execute rules and overrides', () => {
   })
 
   it('refuses a second execute of a deployed managed ruleset added by POST rule (20124)', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const ruleset = (await putEntry(zone, [execute(OWASP)])).body.result
-    refused(
+    refusal(
       await running.call(`/zones/${zone}/rulesets/${ruleset.id}/rules`, {
         method: 'POST',
         json: execute(OWASP),
@@ -861,7 +830,7 @@ describe('refused input changes nothing', () => {
   let zone: string
   let ruleset: any
   beforeAll(async () => {
-    zone = await newZone()
+    zone = (await newZone(running)).id
     ruleset = (await putEntry(zone, [execute(GENERAL), skip('R1')])).body.result
   })
 
@@ -912,7 +881,7 @@ describe('refused input changes nothing', () => {
   ]
 
   it.each(cases)('refuses $name with $code', async ({ rules, code, pointer }) => {
-    refused(await putEntry(zone, rules as unknown[]), 400, code, pointer)
+    refusal(await putEntry(zone, rules as unknown[]), 400, code, pointer)
     const after = await getEntry(zone)
     expect(after.version).toBe('1')
     expect(after).toEqual(ruleset)
@@ -921,7 +890,7 @@ describe('refused input changes nothing', () => {
   it("words an expression that does not parse as the vendor's ruleset error", async () => {
     const expression = 'http.hots eq "example.com"'
     const answer = await putEntry(zone, [{ ...skip('X'), expression }])
-    const error = refused(answer, 400, 20120, '/rules/0/expression')
+    const error = refusal(answer, 400, 20120, '/rules/0/expression')
     expect(error.message).toMatch(
       /^'http\.hots eq "example\.com"' is not a valid value for expression because could not parse filter expression: Filter parsing error \(1:\d+\):\n/,
     )
@@ -930,7 +899,7 @@ describe('refused input changes nothing', () => {
 
   it('refuses a duplicate rule id in a body with 20133', async () => {
     const [first] = ruleset.rules
-    refused(await putEntry(zone, [first, { ...skip('X'), id: first.id }]), 400, 20133)
+    refusal(await putEntry(zone, [first, { ...skip('X'), id: first.id }]), 400, 20133)
     expect(await getEntry(zone)).toEqual(ruleset)
   })
 
@@ -969,7 +938,7 @@ describe('refused input changes nothing', () => {
 
 describe('pagination', () => {
   it('walks the whole list one item at a time with the cursor', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     await putEntry(zone, [execute(GENERAL)])
     for (const name of ['one', 'two']) {
       await running.call(`/zones/${zone}/rulesets`, {
@@ -1000,7 +969,7 @@ describe('pagination', () => {
   })
 
   it.each(['0', '51', 'many'])('refuses per_page=%s with 400', async (perPage) => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const { status } = await running.call(`/zones/${zone}/rulesets?per_page=${perPage}`)
     expect(status).toBe(400)
   })
@@ -1008,7 +977,7 @@ describe('pagination', () => {
 
 describe('dry run', () => {
   it('validates a PUT of the entry point and persists nothing', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const creating = await putEntry(zone, [execute(GENERAL)], '?dry_run=true')
     expect(creating.status).toBe(200)
     expect(creating.body.success).toBe(true)
@@ -1021,7 +990,7 @@ describe('dry run', () => {
     expect(replacing.body.result).toBeNull()
     expect(await getEntry(zone)).toEqual(ruleset)
 
-    refused(await putEntry(zone, [execute(UNKNOWN_ID)], '?dry_run=true'), 400, 20123)
+    refusal(await putEntry(zone, [execute(UNKNOWN_ID)], '?dry_run=true'), 400, 20123)
     const explicitFalse = await putEntry(zone, [execute(OWASP)], '?dry_run=false')
     expect(explicitFalse.body.result.version).toBe('2')
   })
@@ -1069,7 +1038,7 @@ describe('dry run', () => {
   })
 
   it('refuses a dry_run that is neither true nor false with 400', async () => {
-    const zone = await newZone()
+    const zone = (await newZone(running)).id
     const answer = await putEntry(zone, [execute(GENERAL)], '?dry_run=maybe')
     expect(answer.status).toBe(400)
     expect((await running.call(entry(zone))).status).toBe(404)
@@ -1118,7 +1087,7 @@ describe('account rulesets', () => {
     })
     expect(renamed.status).toBe(200)
     expect(renamed.body.result).toMatchObject({ id: before.id, name: before.name, kind: 'root' })
-    refused(
+    refusal(
       await running.call(accountEntry, { method: 'PUT', json: { kind: 'custom', rules: [] } }),
       400,
       20131,
@@ -1128,7 +1097,7 @@ describe('account rulesets', () => {
   })
 
   it('creates custom rulesets, refuses kind zone and managed with 20218', async () => {
-    refused(
+    refusal(
       await running.call(account, {
         method: 'POST',
         json: { name: 'not here', kind: 'zone', phase: CUSTOM_PHASE },
@@ -1137,7 +1106,7 @@ describe('account rulesets', () => {
       20218,
       '/kind',
     )
-    refused(
+    refusal(
       await running.call(account, {
         method: 'POST',
         json: { name: 'never', kind: 'managed', phase: PHASE },

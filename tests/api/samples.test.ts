@@ -3,7 +3,7 @@
 // after a restart.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { removeDataDir, startService, type Running } from './harness'
+import { newZone, removeDataDir, type Running, startService } from './harness'
 
 let running: Running
 beforeAll(async () => {
@@ -16,9 +16,6 @@ afterAll(async () => {
 
 const workbench = (path: string, init?: Parameters<Running['call']>[1]) =>
   running.call(`${running.origin}/workbench/v1${path}`, init)
-
-const newZone = async (name: string): Promise<string> =>
-  (await running.call('/zones', { method: 'POST', json: { name } })).body.result.id
 
 const notes = async (zoneId: string): Promise<string[]> =>
   (await workbench(`/zones/${zoneId}/history`)).body.result.map((p: { note: string }) => p.note)
@@ -36,7 +33,7 @@ const probe = {
 
 describe('saved sample requests', () => {
   it('creates, lists, replaces and deletes, each a described point in the history', async () => {
-    const zoneId = await newZone('samples.example')
+    const zoneId = (await newZone(running, { name: 'samples.example' })).id
     expect((await workbench(`/zones/${zoneId}/samples`)).body.result).toEqual([])
 
     const created = await workbench(`/zones/${zoneId}/samples`, { method: 'POST', json: probe })
@@ -84,7 +81,7 @@ describe('saved sample requests', () => {
   })
 
   it('refuses bad input with 400 in the envelope and writes nothing', async () => {
-    const zoneId = await newZone('refused-samples.example')
+    const zoneId = (await newZone(running, { name: 'refused-samples.example' })).id
     const kept = (await workbench(`/zones/${zoneId}/samples`, { method: 'POST', json: probe })).body
       .result
     const before = await notes(zoneId)
@@ -113,7 +110,7 @@ describe('saved sample requests', () => {
   })
 
   it('answers 404 with 7003 for an unknown zone or sample, writing nothing', async () => {
-    const zoneId = await newZone('unknown-samples.example')
+    const zoneId = (await newZone(running, { name: 'unknown-samples.example' })).id
     const before = await notes(zoneId)
     const missing = '0123456789abcdef0123456789abcdef'
     for (const [method, path, json] of [
@@ -131,7 +128,7 @@ describe('saved sample requests', () => {
   })
 
   it('keeps samples across a restart', async () => {
-    const zoneId = await newZone('restart-samples.example')
+    const zoneId = (await newZone(running, { name: 'restart-samples.example' })).id
     const sample = (await workbench(`/zones/${zoneId}/samples`, { method: 'POST', json: probe }))
       .body.result
     await running.stop()

@@ -4,7 +4,7 @@
 
 import Cloudflare from 'cloudflare'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CREDENTIALS, startService, type Running } from './harness'
+import { CREDENTIALS, newZone, type Running, startService } from './harness'
 
 const PHASE = 'http_request_firewall_managed'
 const GENERAL = 'efb7b8c949ac4650a09736fc376e9aee'
@@ -19,15 +19,6 @@ beforeAll(async () => {
 })
 afterAll(() => running.stop())
 
-let zoneCount = 0
-async function newZone(plan = 'free'): Promise<string> {
-  const { body } = await running.call('/zones', {
-    method: 'POST',
-    json: { name: `sdk-rulesets-${++zoneCount}.example`, plan },
-  })
-  return body.result.id
-}
-
 /** What the SDK threw, for checking its class and fields. */
 async function thrown(promise: Promise<unknown>): Promise<any> {
   try {
@@ -40,7 +31,7 @@ async function thrown(promise: Promise<unknown>): Promise<any> {
 
 describe('rulesets through the SDK', () => {
   it('gets an absent entry point as NotFoundError, then updates and gets it', async () => {
-    const zone_id = await newZone()
+    const zone_id = (await newZone(running)).id
     const absent = await thrown(client.rulesets.phases.get(PHASE, { zone_id }))
     expect(absent).toBeInstanceOf(Cloudflare.NotFoundError)
     expect(absent.status).toBe(404)
@@ -73,7 +64,7 @@ describe('rulesets through the SDK', () => {
   })
 
   it('updates an entry point by phase and by id with another name, keeping its name', async () => {
-    const zone_id = await newZone()
+    const zone_id = (await newZone(running)).id
     const rules = [
       { action: 'execute' as const, expression: 'true', action_parameters: { id: GENERAL } },
     ]
@@ -95,7 +86,7 @@ describe('rulesets through the SDK', () => {
   })
 
   it('creates, edits and deletes rules with the v7 signatures', async () => {
-    const zone_id = await newZone()
+    const zone_id = (await newZone(running)).id
     const entry: any = await client.rulesets.phases.update(PHASE, {
       zone_id,
       rules: [{ action: 'execute', expression: 'true', action_parameters: { id: GENERAL } }],
@@ -144,7 +135,7 @@ describe('rulesets through the SDK', () => {
   })
 
   it('creates and gets a custom ruleset, and iterates the list to the end', async () => {
-    const zone_id = await newZone()
+    const zone_id = (await newZone(running)).id
     const custom: any = await client.rulesets.create({
       zone_id,
       name: 'sdk custom',
@@ -179,7 +170,7 @@ describe('rulesets through the SDK', () => {
   })
 
   it('raises BadRequestError with the ruleset error code', async () => {
-    const zone_id = await newZone()
+    const zone_id = (await newZone(running)).id
     const invalid = await thrown(
       client.rulesets.phases.update(PHASE, {
         zone_id,
@@ -213,7 +204,7 @@ describe('rulesets through the SDK', () => {
 
 describe('filters and firewall rules through the SDK', () => {
   it('creates filters in one call and iterates them with the page iterator', async () => {
-    const zone_id = await newZone()
+    const zone_id = (await newZone(running)).id
     const body = Array.from({ length: 27 }, (_, i) => ({
       expression: `http.request.uri.path eq "/sdk/${i}"`,
       description: `filter ${i}`,
@@ -231,7 +222,7 @@ describe('filters and firewall rules through the SDK', () => {
   })
 
   it('raises BadRequestError with 10102 and meta.id for a duplicate filter', async () => {
-    const zone_id = await newZone()
+    const zone_id = (await newZone(running)).id
     const first = await client.filters.create({
       zone_id,
       body: [{ expression: 'ip.src eq 192.0.2.1' }],
@@ -245,7 +236,7 @@ describe('filters and firewall rules through the SDK', () => {
   })
 
   it('updates some fields of a filter, one or in bulk, and deletes filters in bulk', async () => {
-    const zone_id = await newZone()
+    const zone_id = (await newZone(running)).id
     const created = await client.filters.create({
       zone_id,
       body: [
@@ -270,7 +261,7 @@ describe('filters and firewall rules through the SDK', () => {
   })
 
   it('deletes firewall rules named in the body of bulkDelete', async () => {
-    const zone_id = await newZone()
+    const zone_id = (await newZone(running)).id
     const ids: string[] = []
     for (const path of ['/x', '/y', '/z']) {
       const page = await client.firewall.rules.create({
@@ -291,7 +282,7 @@ describe('filters and firewall rules through the SDK', () => {
   })
 
   it('creates firewall rules from a single object and iterates them', async () => {
-    const zone_id = await newZone('enterprise')
+    const zone_id = (await newZone(running, { plan: 'enterprise' })).id
     const ids: string[] = []
     for (let i = 0; i < 12; i++) {
       const page = await client.firewall.rules.create({
@@ -319,7 +310,7 @@ describe('filters and firewall rules through the SDK', () => {
   })
 
   it('raises BadRequestError with 10021 for log below Enterprise', async () => {
-    const zone_id = await newZone()
+    const zone_id = (await newZone(running)).id
     const refused = await thrown(
       client.firewall.rules.create({
         zone_id,

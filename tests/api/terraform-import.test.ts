@@ -11,7 +11,6 @@ import { parseHcl, type HclBody, type HclNode } from '../../src-main/bundles/hcl
 import {
   managedZone,
   migrationZone,
-  ok,
   previousZone,
   startSourceAndTarget,
   stopAndRemove,
@@ -264,7 +263,7 @@ describe('import of a Terraform file', () => {
         const refused = await importTerraform(target, text, query)
         expect(refused.status).toBe(400)
         expect(refused.body.errors[0]).toMatchObject({ code: 10019 })
-        expect(await ok(target, `/zones?name=${zone.name}`)).toEqual([])
+        expect(await target.ok(`/zones?name=${zone.name}`)).toEqual([])
         // The rest of the file is carried: without the bypass rules, it imports.
         ;({ file, original } = withoutBypassRules(text, original))
       }
@@ -278,7 +277,7 @@ describe('import of a Terraform file', () => {
         `${fixture} ${provider} carries something`,
       ).toBeGreaterThan(0)
       expect(carried(made, provider), `${fixture} ${provider}`).toEqual(carried(original, provider))
-      await ok(target, `/zones/${zone.id}`, { method: 'DELETE' })
+      await target.ok(`/zones/${zone.id}`, { method: 'DELETE' })
     }
   })
 
@@ -310,7 +309,7 @@ describe('import of a Terraform file', () => {
       expect.objectContaining({ kind: 'zone', action: 'create' }),
     )
     expect(body.result.changes.filter((change: any) => change.kind === 'ruleset')).toHaveLength(3)
-    expect(await ok(target, `/zones?name=${zone.name}`)).toEqual([])
+    expect(await target.ok(`/zones?name=${zone.name}`)).toEqual([])
 
     // An edit of the file is one change of the zone it names.
     const edited = text.replace(
@@ -333,7 +332,7 @@ describe('import of a Terraform file', () => {
     )
     expect(at).toBeGreaterThan(0)
     const history = () =>
-      ok(source, `${source.origin}/workbench/v1/zones/${zone.id}/history?limit=1000`)
+      source.ok(`${source.origin}/workbench/v1/zones/${zone.id}/history?limit=1000`)
     const before = await history()
     for (const [value, says] of [
       ['var.blocked_ip', /var\.blocked_ip cannot be resolved/],
@@ -360,7 +359,7 @@ describe('import of a Terraform file', () => {
       }
     }
     expect(await history()).toEqual(before)
-    expect(await ok(target, `/zones?name=${zone.name}`)).toEqual([])
+    expect(await target.ok(`/zones?name=${zone.name}`)).toEqual([])
   })
 
   it('refuses a file it cannot read, or without a zone name, in the envelope', async () => {
@@ -391,6 +390,6 @@ describe('import of a Terraform file', () => {
     expect(unnamed.body.errors[0].code).toBe(10504)
     const unknown = await importTerraform(target, '', 'format=yaml&zone_name=a.example')
     expect(unknown.body.errors[0].code).toBe(10500)
-    expect(await ok(target, '/zones?name=a.example')).toEqual([])
+    expect(await target.ok('/zones?name=a.example')).toEqual([])
   })
 })

@@ -6,7 +6,17 @@
 // the simulator runs in each state, with the side-by-side comparison.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FakeClock } from '../unit/objects/fake-clock'
-import { CREDENTIALS, removeDataDir, startService, type Running } from './harness'
+import {
+  CREDENTIALS,
+  type Init,
+  newZone,
+  patch,
+  post,
+  put,
+  removeDataDir,
+  type Running,
+  startService,
+} from './harness'
 
 const GENERAL = 'efb7b8c949ac4650a09736fc376e9aee'
 const OWASP_RULESET = '4814384a9e5d4991b9815dcfc25d2f1f'
@@ -23,8 +33,6 @@ const SWITCH_MS = 2 * 60_000
 const clock = new FakeClock(Date.UTC(2026, 0, 1))
 
 let running: Running
-let zoneCount = 0
-
 beforeAll(async () => {
   running = await startService(undefined, { migrationSwitchMs: SWITCH_MS, clock })
 })
@@ -37,41 +45,13 @@ afterAll(async () => {
 // Helpers
 
 type Plan = 'pro' | 'business' | 'enterprise'
-type Init = Parameters<Running['call']>[1]
-
-async function ok(path: string, init?: Init, on: Running = running): Promise<any> {
-  const answer = await on.call(path, init)
-  expect(answer.status, JSON.stringify(answer.body)).toBe(200)
-  expect(answer.body.success).toBe(true)
-  return answer.body.result
-}
-
-async function refused(
-  path: string,
-  init: Init,
-  status: number,
-  code?: number,
-  on: Running = running,
-): Promise<{ code: number; message: string; source?: { pointer: string } }> {
-  const answer = await on.call(path, init)
-  expect(answer.status, JSON.stringify(answer.body)).toBe(status)
-  expect(answer.body.success).toBe(false)
-  if (code !== undefined) expect(answer.body.errors[0].code).toBe(code)
-  return answer.body.errors[0]
-}
-
-const patch = (json: unknown): Init => ({ method: 'PATCH', json })
-const post = (json: unknown): Init => ({ method: 'POST', json })
-const put = (json: unknown): Init => ({ method: 'PUT', json })
 
 async function createZone(
   plan: Plan,
   wafProduct: 'previous' | 'managed_rulesets' = 'previous',
   on: Running = running,
 ): Promise<{ id: string; name: string }> {
-  const name = `migrating-${++zoneCount}.example`
-  const zone = await ok('/zones', post({ name, plan, waf_product: wafProduct }), on)
-  return { id: zone.id, name }
+  return newZone(on, { plan, waf_product: wafProduct })
 }
 
 const workbench = (zone: string, path: string, on: Running = running) =>
@@ -80,19 +60,19 @@ const entrypointPath = (zone: string) =>
   `/zones/${zone}/rulesets/phases/${MANAGED_PHASE}/entrypoint`
 
 const check = (zone: string, on: Running = running) =>
-  ok(`/zones/${zone}/waf_migration/check?phase_two=1`, undefined, on)
-const config = (zone: string) => ok(`/zones/${zone}/waf_migration/config?phase_two=1`)
+  on.ok(`/zones/${zone}/waf_migration/check?phase_two=1`, undefined)
+const config = (zone: string) => running.ok(`/zones/${zone}/waf_migration/config?phase_two=1`)
 const status = (zone: string, on: Running = running) =>
-  ok(`/zones/${zone}/waf_migration/status`, undefined, on)
-const preview = (zone: string) => ok(workbench(zone, 'waf_migration/preview'))
+  on.ok(`/zones/${zone}/waf_migration/status`, undefined)
+const preview = (zone: string) => running.ok(workbench(zone, 'waf_migration/preview'))
 
 const deployPath = (zone: string, mode: string, extra = '') =>
   `${entrypointPath(zone)}?waf_migration=${mode}&phase_two=1${extra}`
 
 /** Deploys the generated configuration with `waf_migration=mode`; the ruleset answered. */
 async function deploy(zone: string, mode: string, on: Running = running): Promise<any> {
-  const body = await ok(`/zones/${zone}/waf_migration/config?phase_two=1`, undefined, on)
-  return ok(deployPath(zone, mode), put(body), on)
+  const body = await on.ok(`/zones/${zone}/waf_migration/config?phase_two=1`, undefined)
+  return on.ok(deployPath(zone, mode), put(body))
 }
 
 /**
@@ -132,11 +112,11 @@ const anomalyOverride = (rule: any) =>
   rule.action_parameters.overrides?.rules?.find((r: any) => r.id === ANOMALY_RULE)
 
 async function setOwasp(zone: string, edit: Record<string, string>): Promise<void> {
-  await ok(`/zones/${zone}/firewall/waf/packages/${OWASP_PACKAGE}`, patch(edit))
+  await running.ok(`/zones/${zone}/firewall/waf/packages/${OWASP_PACKAGE}`, patch(edit))
 }
 
 async function firewallRules(zone: string, rules: unknown[]): Promise<any[]> {
-  return ok(`/zones/${zone}/firewall/rules`, post(rules))
+  return running.ok(`/zones/${zone}/firewall/rules`, post(rules))
 }
 
 function pageRuleBody(
@@ -154,7 +134,7 @@ function pageRuleBody(
 }
 
 async function createOverride(zone: string): Promise<string> {
-  const created = await ok(
+  const created = await running.ok(
     `/zones/${zone}/firewall/waf/overrides`,
     post({ urls: ['shop.example.com/*'], groups: { [OWASP_GENERIC_ATTACKS]: 'disable' } }),
   )
@@ -162,7 +142,7 @@ async function createOverride(zone: string): Promise<string> {
 }
 
 async function simulate(zone: string, request: unknown, on: Running = running): Promise<any> {
-  return ok(workbench(zone, 'simulate', on), post(request), on)
+  return on.ok(workbench(zone, 'simulate', on), post(request))
 }
 
 const sqli = (host: string, path = '/products') => ({
@@ -174,9 +154,11 @@ const sqli = (host: string, path = '/products') => ({
 /** Every group of both packages switched off: the previous product then lets everything pass. */
 async function switchAllGroupsOff(zone: string): Promise<void> {
   for (const pkg of [TRADITIONAL, OWASP_PACKAGE]) {
-    const groups = await ok(`/zones/${zone}/firewall/waf/packages/${pkg}/groups?per_page=100`)
+    const groups = await running.ok(
+      `/zones/${zone}/firewall/waf/packages/${pkg}/groups?per_page=100`,
+    )
     for (const group of groups) {
-      await ok(
+      await running.ok(
         `/zones/${zone}/firewall/waf/packages/${pkg}/groups/${group.id}`,
         patch({ mode: 'off' }),
       )
@@ -206,7 +188,7 @@ function previousRoutes(zone: string): [string, Init][] {
 
 async function expectPreviousProductGone(zone: string, on: Running = running): Promise<void> {
   for (const [path, init] of previousRoutes(zone)) {
-    await refused(path, init, 400, 10400, on)
+    await on.refused(path, init, 400, 10400)
   }
 }
 
@@ -236,7 +218,9 @@ describe('compatibility check', () => {
     expect(blocked).toMatchObject({ compatible: false, migration_state: 'start' })
     expect(blocked.reasons.join(' ')).toMatch(/URI-based/)
     expect(
-      await ok(`/zones/${zone.id}/firewall/waf/overrides/${override}`, { method: 'DELETE' }),
+      await running.ok(`/zones/${zone.id}/firewall/waf/overrides/${override}`, {
+        method: 'DELETE',
+      }),
     ).toEqual({ id: override })
     expect(await check(zone.id)).toEqual({
       compatible: true,
@@ -261,7 +245,7 @@ describe('the generated configuration', () => {
         products: ['waf'],
       },
     ])
-    await ok(
+    await running.ok(
       `/zones/${zone.id}/pagerules`,
       post(pageRuleBody('*example.com/admin/*', [{ id: 'disable_security' }], 1)),
     )
@@ -361,15 +345,15 @@ describe('the generated configuration', () => {
 
     it('Disable Security and WAF Off page rules → skip rules for their URL pattern, excluding page rules of higher priority', async () => {
       const zone = await createZone('business')
-      await ok(
+      await running.ok(
         `/zones/${zone.id}/pagerules`,
         post(pageRuleBody('*example.com/admin/*', [{ id: 'disable_security' }], 2)),
       )
-      await ok(
+      await running.ok(
         `/zones/${zone.id}/pagerules`,
         post(pageRuleBody('example.com/legacy/*', [{ id: 'waf', value: 'off' }], 1)),
       )
-      await ok(
+      await running.ok(
         `/zones/${zone.id}/pagerules`,
         post(pageRuleBody('example.com/old/*', [{ id: 'disable_security' }], 3, 'disabled')),
       )
@@ -390,8 +374,8 @@ describe('the generated configuration', () => {
 
     it("with the zone's WAF off and a WAF On page rule → the deployments scoped to it", async () => {
       const zone = await createZone('pro')
-      await ok(`/zones/${zone.id}/settings/waf`, patch({ value: 'off' }))
-      await ok(
+      await running.ok(`/zones/${zone.id}/settings/waf`, patch({ value: 'off' }))
+      await running.ok(
         `/zones/${zone.id}/pagerules`,
         post(pageRuleBody('*example.com/shop/*', [{ id: 'waf', value: 'on' }], 1)),
       )
@@ -406,7 +390,7 @@ describe('the generated configuration', () => {
 
     it("with the zone's WAF off and no WAF On page rule → the deployments disabled", async () => {
       const zone = await createZone('pro')
-      await ok(`/zones/${zone.id}/settings/waf`, patch({ value: 'off' }))
+      await running.ok(`/zones/${zone.id}/settings/waf`, patch({ value: 'off' }))
       const cfg = await config(zone.id)
       expect(deployment(cfg, GENERAL).enabled).toBe(false)
       expect(deployment(cfg, OWASP_RULESET).enabled).toBe(false)
@@ -415,19 +399,19 @@ describe('the generated configuration', () => {
 
   it('leaves out group and rule modes, listing them in the preview as not migrated', async () => {
     const zone = await createZone('pro')
-    const rules = await ok(
+    const rules = await running.ok(
       `/zones/${zone.id}/firewall/waf/packages/${TRADITIONAL}/rules?per_page=100`,
     )
     const rule = rules.find((r: any) => r.allowed_modes.includes('block'))
-    await ok(
+    await running.ok(
       `/zones/${zone.id}/firewall/waf/packages/${TRADITIONAL}/rules/${rule.id}`,
       patch({ mode: 'disable' }),
     )
-    const group = await ok(
+    const group = await running.ok(
       `/zones/${zone.id}/firewall/waf/packages/${OWASP_PACKAGE}/groups/${OWASP_GENERIC_ATTACKS}`,
     )
     const flipped = group.mode === 'on' ? 'off' : 'on'
-    await ok(
+    await running.ok(
       `/zones/${zone.id}/firewall/waf/packages/${OWASP_PACKAGE}/groups/${OWASP_GENERIC_ATTACKS}`,
       patch({ mode: flipped }),
     )
@@ -462,7 +446,7 @@ describe('the generated configuration', () => {
   it('refuses more than 200 firewall rules to migrate with 10302', async () => {
     const zone = await createZone('enterprise')
     expect(
-      await ok(workbench(zone.id, 'firewall/settings'), patch({ rule_quota: 1000 })),
+      await running.ok(workbench(zone.id, 'firewall/settings'), patch({ rule_quota: 1000 })),
     ).toMatchObject({ rule_quota: 1000 })
     const bypass = (index: number) => ({
       filter: { expression: `http.request.uri.path eq "/bypass/${index}"` },
@@ -477,7 +461,12 @@ describe('the generated configuration', () => {
     expect(skips(await config(zone.id))).toHaveLength(200)
 
     await firewallRules(zone.id, [bypass(200)])
-    await refused(`/zones/${zone.id}/waf_migration/config?phase_two=1`, undefined, 400, 10302)
+    await running.refused(
+      `/zones/${zone.id}/waf_migration/config?phase_two=1`,
+      undefined,
+      400,
+      10302,
+    )
     expect((await preview(zone.id)).config_error).toMatchObject({ code: 10302 })
   })
 
@@ -487,13 +476,18 @@ describe('the generated configuration', () => {
     const expression = `http.request.uri.path eq "/${'é'.repeat(2100)}"`
     expect(Buffer.byteLength(expression)).toBeGreaterThan(4096)
     await firewallRules(zone.id, [{ filter: { expression }, action: 'bypass', products: ['waf'] }])
-    await refused(`/zones/${zone.id}/waf_migration/config?phase_two=1`, undefined, 400, 10303)
+    await running.refused(
+      `/zones/${zone.id}/waf_migration/config?phase_two=1`,
+      undefined,
+      400,
+      10303,
+    )
 
     const body = {
       name: 'default',
       rules: [{ action: 'execute', expression: 'true', action_parameters: { id: GENERAL } }],
     }
-    await refused(deployPath(zone.id, 'pending'), put(body), 400, 10303)
+    await running.refused(deployPath(zone.id, 'pending'), put(body), 400, 10303)
     expect((await status(zone.id)).migration_state).toBe('start')
     await hasNoEntrypoint(zone.id)
   })
@@ -507,7 +501,7 @@ describe('deploying the migration', () => {
     it(`${plan}: waf_migration=${mode} → pending (both on), then completed (old off)`, async () => {
       const zone = await createZone(plan)
       const cfg = await config(zone.id)
-      const deployed = await ok(deployPath(zone.id, mode), put(cfg))
+      const deployed = await running.ok(deployPath(zone.id, mode), put(cfg))
       expect(deployed).toMatchObject({ phase: MANAGED_PHASE, kind: 'zone' })
       expect(deployed.rules).toHaveLength(cfg.rules.length)
       for (const rule of deployed.rules) expect(rule.id).toMatch(/^[0-9a-f]{32}$/)
@@ -530,9 +524,9 @@ describe('deploying the migration', () => {
         switch_at: null,
         created: pending.created,
       })
-      expect((await ok(`/zones/${zone.id}`)).waf_product).toBe('managed_rulesets')
+      expect((await running.ok(`/zones/${zone.id}`)).waf_product).toBe('managed_rulesets')
 
-      const entrypoint = await ok(entrypointPath(zone.id))
+      const entrypoint = await running.ok(entrypointPath(zone.id))
       expect(entrypoint.rules).toHaveLength(cfg.rules.length)
       cfg.rules.forEach((rule: any, index: number) => {
         const live = entrypoint.rules[index]
@@ -556,7 +550,7 @@ describe('deploying the migration', () => {
       const zone = await createZone(plan)
       const cfg = await config(zone.id)
       for (const mode of ['validation', '2']) {
-        await refused(deployPath(zone.id, mode), put(cfg), 400, 10304)
+        await running.refused(deployPath(zone.id, mode), put(cfg), 400, 10304)
       }
       expect((await status(zone.id)).migration_state).toBe('start')
       await hasNoEntrypoint(zone.id)
@@ -574,28 +568,28 @@ describe('deploying the migration', () => {
         switch_at: null,
         source: 'api',
       })
-      expect((await ok(`/zones/${zone.id}`)).waf_product).toBe('previous')
+      expect((await running.ok(`/zones/${zone.id}`)).waf_product).toBe('previous')
       expect((await check(zone.id)).migration_state).toBe('validation')
       // the previous product's API still answers in validation mode
-      await ok(`/zones/${zone.id}/firewall/waf/packages`)
+      await running.ok(`/zones/${zone.id}/firewall/waf/packages`)
 
       await deploy(zone.id, 'pending')
       expect((await status(zone.id)).migration_state).toBe('pending')
       await switchOver(zone.id)
-      expect((await ok(`/zones/${zone.id}`)).waf_product).toBe('managed_rulesets')
+      expect((await running.ok(`/zones/${zone.id}`)).waf_product).toBe('managed_rulesets')
     })
   }
 
   it('refuses waf_migration while pending and after completion with 10305', async () => {
     const zone = await createZone('enterprise')
     const cfg = await config(zone.id)
-    await ok(deployPath(zone.id, 'pending'), put(cfg))
+    await running.ok(deployPath(zone.id, 'pending'), put(cfg))
     for (const mode of ['pending', '1', 'validation', '2']) {
-      await refused(deployPath(zone.id, mode), put(cfg), 400, 10305)
+      await running.refused(deployPath(zone.id, mode), put(cfg), 400, 10305)
     }
     await switchOver(zone.id)
     for (const mode of ['pending', '1', 'validation', '2']) {
-      await refused(deployPath(zone.id, mode), put(cfg), 400, 10305)
+      await running.refused(deployPath(zone.id, mode), put(cfg), 400, 10305)
     }
   })
 
@@ -605,17 +599,17 @@ describe('deploying the migration', () => {
       rules: [{ action: 'execute', expression: 'true', action_parameters: { id: GENERAL } }],
     }
     for (const mode of ['pending', 'validation']) {
-      await refused(deployPath(zone.id, mode), put(body), 400, 10306)
+      await running.refused(deployPath(zone.id, mode), put(body), 400, 10306)
     }
     await hasNoEntrypoint(zone.id)
-    await refused(`/zones/${zone.id}/waf_migration/config?phase_two=1`, {}, 400, 10306)
+    await running.refused(`/zones/${zone.id}/waf_migration/config?phase_two=1`, {}, 400, 10306)
   })
 
   it('refuses an invalid waf_migration value with 400', async () => {
     const zone = await createZone('enterprise')
     const cfg = await config(zone.id)
     for (const mode of ['later', '3', '']) {
-      await refused(deployPath(zone.id, mode), put(cfg), 400)
+      await running.refused(deployPath(zone.id, mode), put(cfg), 400)
     }
     expect((await status(zone.id)).migration_state).toBe('start')
     await hasNoEntrypoint(zone.id)
@@ -626,14 +620,14 @@ describe('deploying the migration', () => {
     const override = await createOverride(zone.id)
     const cfg = await config(zone.id)
     for (const mode of ['pending', 'validation']) {
-      const error = await refused(deployPath(zone.id, mode), put(cfg), 400, 10301)
+      const error = await running.refused(deployPath(zone.id, mode), put(cfg), 400, 10301)
       expect(error.message).toMatch(/URI-based/)
     }
     expect((await status(zone.id)).migration_state).toBe('start')
     await hasNoEntrypoint(zone.id)
-    expect((await ok(`/zones/${zone.id}/firewall/waf/overrides`)).map((o: any) => o.id)).toEqual([
-      override,
-    ])
+    expect(
+      (await running.ok(`/zones/${zone.id}/firewall/waf/overrides`)).map((o: any) => o.id),
+    ).toEqual([override])
   })
 
   it('changes nothing with dry_run=true', async () => {
@@ -646,10 +640,10 @@ describe('deploying the migration', () => {
     }
     expect(await status(zone.id)).toMatchObject({ migration_state: 'start', created: null })
     await hasNoEntrypoint(zone.id)
-    expect((await ok(`/zones/${zone.id}`)).waf_product).toBe('previous')
+    expect((await running.ok(`/zones/${zone.id}`)).waf_product).toBe('previous')
     // a dry run is checked in full
     const pro = await createZone('pro')
-    await refused(
+    await running.refused(
       deployPath(pro.id, 'validation', '&dry_run=true'),
       put(await config(pro.id)),
       400,
@@ -662,7 +656,7 @@ describe('deploying the migration', () => {
     const custom = { action: 'log', expression: 'http.request.uri.path eq "/probe"' }
     const managed = { action: 'execute', expression: 'true', action_parameters: { id: GENERAL } }
 
-    const error = await refused(
+    const error = await running.refused(
       entrypointPath(zone.id),
       put({ rules: [custom, managed] }),
       400,
@@ -671,23 +665,23 @@ describe('deploying the migration', () => {
     expect(error.source?.pointer).toBe('/rules/1/action_parameters/id')
     await hasNoEntrypoint(zone.id)
 
-    const entrypoint = await ok(entrypointPath(zone.id), put({ rules: [custom] }))
+    const entrypoint = await running.ok(entrypointPath(zone.id), put({ rules: [custom] }))
     expect(entrypoint.rules).toHaveLength(1)
-    const added = await refused(
+    const added = await running.refused(
       `/zones/${zone.id}/rulesets/${entrypoint.id}/rules`,
       post(managed),
       400,
       20132,
     )
     expect(added.source?.pointer).toBe('/action_parameters/id')
-    expect((await ok(entrypointPath(zone.id))).rules).toHaveLength(1)
+    expect((await running.ok(entrypointPath(zone.id))).rules).toHaveLength(1)
     expect((await status(zone.id)).migration_state).toBe('start')
 
     // once migrated, the Rulesets API deploys managed rulesets as usual
     await deploy(zone.id, 'pending')
     await switchOver(zone.id)
-    const migrated = await ok(entrypointPath(zone.id))
-    const withCredentialsCheck = await ok(
+    const migrated = await running.ok(entrypointPath(zone.id))
+    const withCredentialsCheck = await running.ok(
       `/zones/${zone.id}/rulesets/${migrated.id}/rules`,
       post({
         action: 'execute',
@@ -704,10 +698,15 @@ describe('irreversibility', () => {
     const zone = await createZone('pro')
     await deploy(zone.id, 'pending')
     // still there while the switch-over runs
-    await ok(`/zones/${zone.id}/firewall/waf/packages`)
+    await running.ok(`/zones/${zone.id}/firewall/waf/packages`)
     await switchOver(zone.id)
     await expectPreviousProductGone(zone.id)
-    const error = await refused(`/zones/${zone.id}/firewall/waf/packages`, undefined, 400, 10400)
+    const error = await running.refused(
+      `/zones/${zone.id}/firewall/waf/packages`,
+      undefined,
+      400,
+      10400,
+    )
     expect(error.message).toMatch(/rulesets/i)
     expect(await check(zone.id)).toMatchObject({ compatible: false, migration_state: 'completed' })
   })
@@ -726,7 +725,7 @@ describe('irreversibility', () => {
         old_waf_status: 'disabled',
         new_waf_status: 'enabled',
       })
-      expect((await ok(`/zones/${zone.id}`, undefined, service)).waf_product).toBe(
+      expect((await service.ok(`/zones/${zone.id}`, undefined)).waf_product).toBe(
         'managed_rulesets',
       )
       await expectPreviousProductGone(zone.id, service)
@@ -752,7 +751,7 @@ describe('irreversibility', () => {
       service = await startService(dataDir, { migrationSwitchMs: 60_000, clock })
       // the alarm is due at start: it runs without the clock moving on
       await switchOver(zone.id, service, 0)
-      expect((await ok(`/zones/${zone.id}`, undefined, service)).waf_product).toBe(
+      expect((await service.ok(`/zones/${zone.id}`, undefined)).waf_product).toBe(
         'managed_rulesets',
       )
       await expectPreviousProductGone(zone.id, service)
@@ -765,29 +764,29 @@ describe('irreversibility', () => {
   it("refuses to restore the zone's history to before the migration; later points restore", async () => {
     const zone = await createZone('pro')
     await setOwasp(zone.id, { sensitivity: 'medium' })
-    const history = () => ok(workbench(zone.id, 'history'))
+    const history = () => running.ok(workbench(zone.id, 'history'))
     const beforeMigration = (await history())[0].bookmark
     await deploy(zone.id, 'pending')
     await switchOver(zone.id)
 
-    const error = await refused(
+    const error = await running.refused(
       workbench(zone.id, 'history/restore'),
       post({ bookmark: beforeMigration }),
       400,
     )
     expect(error.message).toMatch(/migration/i)
     expect(await status(zone.id)).toMatchObject({ migration_state: 'completed' })
-    expect((await ok(`/zones/${zone.id}`)).waf_product).toBe('managed_rulesets')
+    expect((await running.ok(`/zones/${zone.id}`)).waf_product).toBe('managed_rulesets')
     await expectPreviousProductGone(zone.id)
 
     // a point after the migration can be restored
     const afterMigration = (await history())[0].bookmark
-    await ok(
+    await running.ok(
       `/zones/${zone.id}/pagerules`,
       post(pageRuleBody('example.com/a/*', [{ id: 'disable_security' }], 1)),
     )
-    await ok(workbench(zone.id, 'history/restore'), post({ bookmark: afterMigration }))
-    expect(await ok(`/zones/${zone.id}/pagerules`)).toEqual([])
+    await running.ok(workbench(zone.id, 'history/restore'), post({ bookmark: afterMigration }))
+    expect(await running.ok(`/zones/${zone.id}/pagerules`)).toEqual([])
     expect(await status(zone.id)).toMatchObject({ migration_state: 'completed' })
   })
 })
@@ -825,22 +824,21 @@ describe('while the switch-over is pending', () => {
     await slow.stop()
     slow = await startService(dataDir, { migrationSwitchMs: 10 * 60_000, clock })
     expect(await status(zone.id, slow)).toEqual(before)
-    await ok(`/zones/${zone.id}/firewall/waf/packages`, undefined, slow)
+    await slow.ok(`/zones/${zone.id}/firewall/waf/packages`, undefined)
   })
 
   it("refuses to restore the zone's history to before the migration began", async () => {
     const zone = await createZone('pro', 'previous', slow)
-    const history = await ok(workbench(zone.id, 'history', slow), undefined, slow)
+    const history = await slow.ok(workbench(zone.id, 'history', slow), undefined)
     await deploy(zone.id, 'pending', slow)
-    await refused(
+    await slow.refused(
       workbench(zone.id, 'history/restore', slow),
       post({ bookmark: history[0].bookmark }),
       400,
       undefined,
-      slow,
     )
     expect((await status(zone.id, slow)).migration_state).toBe('pending')
-    expect((await ok(entrypointPath(zone.id), undefined, slow)).rules.length).toBeGreaterThan(0)
+    expect((await slow.ok(entrypointPath(zone.id), undefined)).rules.length).toBeGreaterThan(0)
   })
 })
 
@@ -860,7 +858,7 @@ describe('the simulator in each state', () => {
 
   it('shows the page rule and the override that apply', async () => {
     const zone = await createZone('pro')
-    const pageRule = await ok(
+    const pageRule = await running.ok(
       `/zones/${zone.id}/pagerules`,
       post(pageRuleBody(`*${zone.name}/admin/*`, [{ id: 'disable_security' }], 1)),
     )
@@ -874,7 +872,7 @@ describe('the simulator in each state', () => {
       admin.trace.filter((n: any) => n.kind === 'waf_package').every((n: any) => !n.evaluated),
     ).toBe(true)
 
-    const override = await ok(
+    const override = await running.ok(
       `/zones/${zone.id}/firewall/waf/overrides`,
       post({ urls: [`${zone.name}/special/*`], groups: { [CLOUDFLARE_SPECIALS]: 'default' } }),
     )
@@ -897,7 +895,7 @@ describe('the simulator in each state', () => {
         rule.action_parameters.overrides = { ...rule.action_parameters.overrides, action: 'log' }
       }
     }
-    await ok(deployPath(zone.id, 'validation'), put(cfg))
+    await running.ok(deployPath(zone.id, 'validation'), put(cfg))
 
     const result = await simulate(zone.id, sqli(zone.name))
     const kinds: string[] = result.trace.map((n: any) => n.kind)
@@ -1003,11 +1001,11 @@ describe('side-by-side comparison', () => {
         products: ['waf'],
       },
     ])
-    await ok(
+    await running.ok(
       `/zones/${zone.id}/pagerules`,
       post(pageRuleBody(`*${zone.name}/admin/*`, [{ id: 'disable_security' }], 2)),
     )
-    await ok(
+    await running.ok(
       `/zones/${zone.id}/pagerules`,
       post(pageRuleBody(`${zone.name}/legacy/*`, [{ id: 'waf', value: 'off' }], 1)),
     )
@@ -1026,8 +1024,8 @@ describe('side-by-side comparison', () => {
 
   it("agrees with the previous product when the zone's WAF is off but for a WAF On page rule", async () => {
     const zone = await createZone('pro')
-    await ok(`/zones/${zone.id}/settings/waf`, patch({ value: 'off' }))
-    await ok(
+    await running.ok(`/zones/${zone.id}/settings/waf`, patch({ value: 'off' }))
+    await running.ok(
       `/zones/${zone.id}/pagerules`,
       post(pageRuleBody(`*${zone.name}/shop/*`, [{ id: 'waf', value: 'on' }], 1)),
     )
