@@ -1,6 +1,7 @@
 // The CRS corpus (tests/fixtures/crs/*.ndjson) and its golden files, and a corpus record as the
 // engine's request description: read from the record's exact wire bytes (the request line, the
-// headers in order, the body after the blank line, de-chunked as Apache hands it to ModSecurity).
+// headers in order, the body's bytes after the blank line, de-chunked or cut at Content-Length as
+// Apache hands it to ModSecurity).
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { RequestDescription } from '@shared/expression'
@@ -76,7 +77,9 @@ export function describeRequest(record: CorpusRecord): RequestDescription {
   const lf = wire.indexOf('\n\n')
   const [headEnd, separator] =
     crlf >= 0 && (lf < 0 || crlf < lf) ? [crlf, 4] : lf >= 0 ? [lf, 2] : [wire.length, 0]
-  const lines = wire.subarray(0, headEnd).toString('latin1').split(/\r?\n/)
+  // The description's texts are UTF-8 encoded into the bytes the engine sees, so the head is read
+  // as UTF-8 (bytes that are not UTF-8 cannot be described).
+  const lines = new TextDecoder().decode(wire.subarray(0, headEnd)).split(/\r?\n/)
   const [method = '', url = '', httpVersion] = (lines[0] ?? '').split(' ').filter((p) => p !== '')
   const headers: Record<string, string | string[]> = {}
   const byLowerName = new Map<string, string>()
@@ -96,8 +99,12 @@ export function describeRequest(record: CorpusRecord): RequestDescription {
   }
   let body: Uint8Array = wire.subarray(Math.min(wire.length, headEnd + separator))
   const transferEncoding = byLowerName.get('transfer-encoding')
+  const contentLength = byLowerName.get('content-length')
   if (transferEncoding !== undefined && /chunked/i.test(String(headers[transferEncoding])))
     body = dechunk(body)
+  else if (contentLength !== undefined && /^\d+$/.test(String(headers[contentLength])))
+    // Bytes past the Content-Length are not this request's body.
+    body = body.subarray(0, Number(headers[contentLength]))
   return {
     method,
     url,
