@@ -354,7 +354,9 @@ export function crsRequestOf(ctx: EvaluationContext): CrsRequest {
   }
   const body = stringField(ctx, 'http.request.body.raw')
   // A body travels with its length (RFC 9112 §6): a description that leaves it out means it.
-  if (body.length > 0 && !merged.has('content-length') && !merged.has('transfer-encoding'))
+  // With Transfer-Encoding, Apache drops Content-Length (RFC 9112 §6.3), as ModSecurity sees.
+  if (merged.has('transfer-encoding')) merged.delete('content-length')
+  else if (body.length > 0 && !merged.has('content-length'))
     merged.set('content-length', ['Content-Length', String(body.length)])
   return {
     method: stringField(ctx, 'http.request.method'),

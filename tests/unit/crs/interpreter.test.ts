@@ -3,8 +3,9 @@
 // change scores (actions once per matched variable, multiMatch, exclusions, chains, skipAfter,
 // phases, body processors).
 import { describe, expect, it } from 'vitest'
+import { requestContext } from '@shared/expression'
 import { CrsProgramRunner } from '../../../src-main/engine/crs/interpreter'
-import type { CrsRequest } from '../../../src-main/engine/crs/request'
+import { crsRequestOf, type CrsRequest } from '../../../src-main/engine/crs/request'
 import { SecLangReader } from '../../../src-main/engine/crs/seclang'
 
 function runner(text: string): CrsProgramRunner {
@@ -123,5 +124,19 @@ ${SUM}`)
     })
     expect(result.matches.size).toBe(0)
     expect(result.anomalyScore).toBe(0)
+  })
+
+  it('reads a request description as the server hands it on: a body has its length header', () => {
+    const post = (headers: Record<string, string>) =>
+      crsRequestOf(
+        requestContext({ method: 'POST', url: '/form?a=1', headers, body: 'b=2' }),
+      ).headers.map(([name, value]) => `${name}: ${value}`)
+    expect(post({ host: 'example.com' })).toEqual(['host: example.com', 'Content-Length: 3'])
+    // Transfer-Encoding wins over Content-Length, which Apache removes (RFC 9112 §6.3)
+    expect(post({ 'transfer-encoding': 'chunked', 'content-length': '3' })).toEqual([
+      'transfer-encoding: chunked',
+    ])
+    const get = crsRequestOf(requestContext({ method: 'GET', url: '/a/b.php?x=1' }))
+    expect(get).toMatchObject({ method: 'GET', uri: '/a/b.php?x=1', protocol: 'HTTP/1.1' })
   })
 })
