@@ -7,7 +7,7 @@
 
 import type { EvaluationContext } from '@shared/expression'
 import { evaluatePlan, type EvaluateOptions } from './evaluate'
-import { planZone } from './plan'
+import { planFields, planZone } from './plan'
 import type { Decision, ZoneConfig } from './types'
 
 export type * from './types'
@@ -16,6 +16,8 @@ export { orderFirewallRules } from './plan'
 
 export interface CompiledZone {
   evaluate(ctx: EvaluationContext, options: EvaluateOptions): Decision
+  /** the Rules fields its expressions read, sorted (a replay says which its log lacked) */
+  readonly fields: readonly string[]
 }
 
 /** Compiles every expression of `config` once; throws ExpressionError for one that is invalid. */
@@ -23,5 +25,6 @@ export function compileZone(config: ZoneConfig): CompiledZone {
   const plan = planZone(config)
   return {
     evaluate: (ctx, options) => evaluatePlan(plan, ctx, options),
+    fields: planFields(plan),
   }
 }

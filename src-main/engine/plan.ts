@@ -259,3 +259,37 @@ export function planZone(config: ZoneConfig): Plan {
       : { previousWaf: planPreviousWaf(config.previousWaf) }),
   }
 }
+
+/**
+ * The CRS program reads the request's headers, cookies and body (its targets are ModSecurity's
+ * collections, not Rules fields): a replay names these when its log lacks them.
+ */
+const CRS_FIELDS = ['http.request.headers', 'http.cookie', 'http.request.body.raw']
+
+/** Every Rules field the plan's expressions read (and those a CRS deployment stands for), sorted. */
+export function planFields(plan: Plan): string[] {
+  const fields = new Set<string>()
+  const read = (expression: { fields: ReadonlySet<string> }) => {
+    for (const field of expression.fields) fields.add(field)
+  }
+  for (const { expression } of plan.firewallRules) read(expression)
+  for (const level of plan.levels) {
+    for (const entry of level.entries) {
+      read(entry.expression)
+      for (const planned of entry.target?.rules ?? []) {
+        read(planned.expression)
+        if (planned.credentials !== undefined) {
+          read(planned.credentials.username)
+          read(planned.credentials.password)
+        }
+      }
+      if (entry.target?.crs !== undefined) for (const field of CRS_FIELDS) fields.add(field)
+    }
+  }
+  const waf = plan.previousWaf
+  if (waf !== undefined) {
+    for (const { expression } of [...waf.pageRules, ...waf.overrides]) read(expression)
+    for (const pkg of waf.packages) for (const { expression } of pkg.rules) read(expression)
+  }
+  return [...fields].sort()
+}
