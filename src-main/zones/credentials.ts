@@ -56,6 +56,32 @@ const sha1 = (text: string) => createHash('sha1').update(text, 'utf8').digest('h
 /** What the database knows of a username and password. */
 export type LeakLookup = 'pair' | 'password' | undefined
 
+/** The listed hashes among a pair's and a password's, with their lists' kinds. */
+export const LEAK_QUERY = `SELECT list_hashes.hash, lists.kind FROM list_hashes JOIN lists ON lists.id = list_hashes.list
+  WHERE list_hashes.hash IN (?, ?)`
+
+/**
+ * What the database knows of a username and password, `rows` running LEAK_QUERY on it (the
+ * object's own storage, or a replay worker's read-only connection to its file).
+ */
+export function lookupLeak(
+  salts: readonly string[],
+  username: string,
+  password: string,
+  rows: (pair: string, alone: string) => Iterable<Record<string, unknown>>,
+): LeakLookup {
+  let passwordListed = false
+  for (const salt of salts) {
+    const pair = sha1(`${salt}${username.toLowerCase()}:${password}`)
+    const alone = sha1(`${salt}${password}`)
+    for (const row of rows(pair, alone)) {
+      if (row.hash === pair && row.kind === 'pair') return 'pair'
+      if (row.hash === alone && row.kind === 'password') passwordListed = true
+    }
+  }
+  return passwordListed ? 'password' : undefined
+}
+
 /** One well-formed line of a list: `HASH` or `HASH:COUNT`. */
 export interface HashEntry {
   hash: string
@@ -90,22 +116,9 @@ export class CredentialsObject {
 
   /** `pair` when the pair is listed, `password` when only the password is. */
   lookup(username: string, password: string): LeakLookup {
-    const sql = this.ctx.storage.sql
-    let passwordListed = false
-    for (const salt of this.salts) {
-      const pair = sha1(`${salt}${username.toLowerCase()}:${password}`)
-      const alone = sha1(`${salt}${password}`)
-      for (const row of sql.exec(
-        `SELECT list_hashes.hash, lists.kind FROM list_hashes JOIN lists ON lists.id = list_hashes.list
-          WHERE list_hashes.hash IN (?, ?)`,
-        pair,
-        alone,
-      )) {
-        if (row.hash === pair && row.kind === 'pair') return 'pair'
-        if (row.hash === alone && row.kind === 'password') passwordListed = true
-      }
-    }
-    return passwordListed ? 'password' : undefined
+    return lookupLeak(this.salts, username, password, (pair, alone) =>
+      this.ctx.storage.sql.exec(LEAK_QUERY, pair, alone),
+    )
   }
 
   imported(name: string): boolean {

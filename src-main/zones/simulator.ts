@@ -41,7 +41,8 @@ import { ACCOUNT, type ZoneRegistry } from './registry'
 import type { ZoneEvents } from './zone-events'
 import { MIGRATION_ERRORS } from '@shared/api/error-codes'
 
-interface Gathered {
+/** A zone's configuration as the engine needs it, in JSON (a replay's workers compile it). */
+export interface Gathered {
   zoneEntrypoint?: Ruleset
   zoneRulesets: Ruleset[]
   accountEntrypoint?: Ruleset
@@ -128,26 +129,17 @@ export class Simulator {
     const cacheKey = `${zoneId}/${variant}`
     const cached = this.compiled.get(cacheKey)
     if (cached?.key === key) return cached.compiled
-    const own = new Map(
-      [...gathered.accountRulesets, ...gathered.zoneRulesets].map((r) => [r.id, r]),
-    )
-    const config: ZoneConfig = {
-      zoneEntrypoint: (gathered.generatedEntrypoint ?? gathered.zoneEntrypoint) as
-        EngineRuleset | undefined,
-      accountEntrypoint: gathered.accountEntrypoint as EngineRuleset | undefined,
-      firewallRules: gathered.firewallRules,
-      managedRulesets: gathered.managedRulesets,
-      ...(gathered.previousWaf === undefined ? {} : { previousWaf: gathered.previousWaf }),
-      resolveRuleset: (id, version) =>
-        this.catalog.resolve(id, version) ??
-        (own.get(id)?.kind === 'custom' ? (own.get(id) as EngineRuleset) : undefined),
-    }
     const compiled = {
-      zone: compileZone(config),
+      zone: compileZone(zoneConfigOf(gathered, this.catalog)),
       generated: gathered.generatedEntrypoint !== undefined,
     }
     this.compiled.set(cacheKey, { key, compiled })
     return compiled
+  }
+
+  /** The zone's configuration as it stands, for a replay to compile in its workers. */
+  configuration(zoneId: string): Promise<Gathered> {
+    return this.gather(zoneId, 'zone')
   }
 
   /** Runs `work` with a lookup in the credential database (only whole pairs count as exposed). */
@@ -236,6 +228,25 @@ export class Simulator {
       await this.events.record(zoneId, events)
     }
     return simulations
+  }
+}
+
+/** The engine's input from a gathered configuration, managed rulesets resolved in `catalog`. */
+export function zoneConfigOf(
+  gathered: Gathered,
+  catalog: Pick<ManagedCatalog, 'resolve'>,
+): ZoneConfig {
+  const own = new Map([...gathered.accountRulesets, ...gathered.zoneRulesets].map((r) => [r.id, r]))
+  return {
+    zoneEntrypoint: (gathered.generatedEntrypoint ?? gathered.zoneEntrypoint) as
+      EngineRuleset | undefined,
+    accountEntrypoint: gathered.accountEntrypoint as EngineRuleset | undefined,
+    firewallRules: gathered.firewallRules,
+    managedRulesets: gathered.managedRulesets,
+    ...(gathered.previousWaf === undefined ? {} : { previousWaf: gathered.previousWaf }),
+    resolveRuleset: (id, version) =>
+      catalog.resolve(id, version) ??
+      (own.get(id)?.kind === 'custom' ? (own.get(id) as EngineRuleset) : undefined),
   }
 }
 
