@@ -152,6 +152,8 @@ export interface ReplaySummary {
   outcomes: Record<Outcome, number>
   rules: ReplayRuleCount[]
   paths: ReplayPathCount[]
+  /** some paths were dropped to bound the tally: counts may miss requests (replay-tally.ts) */
+  paths_approximate?: boolean
   results?: ReplayResult[]
 }
 

@@ -19,17 +19,29 @@ export type TalliedSimulation = Pick<Simulation, 'ray_id' | 'outcome' | 'action'
 
 const byRequests = (a: { requests: number }, b: { requests: number }) => b.requests - a.requests
 
+/**
+ * How many distinct paths a tally counts at most: a day of logs has millions. Past twice this
+ * many, only this many of the most requested are kept (lossy counting: a path dropped and seen
+ * again counts from zero, so the top paths' counts are exact unless `paths_approximate` says
+ * some were dropped; https://www.vldb.org/conf/2002/S10P03.pdf).
+ */
+export const TALLIED_PATHS = 1000
+
 export class ReplayTally {
   private requests = 0
   private readonly outcomes: Record<Outcome, number> = { blocked: 0, challenged: 0, passed: 0 }
   /** keyed by ruleset, rule and action: a rule that logs and blocks counts twice */
   private readonly rules = new Map<string, ReplayRuleCount>()
-  private readonly paths = new Map<string, ReplayPathCount>()
+  private paths = new Map<string, ReplayPathCount>()
+  /** whether paths were dropped to keep the count of distinct paths bounded */
+  private pathsDropped = false
   /** each request's result, when the summary lists them */
   private readonly results: ReplayResult[] | undefined
+  private readonly pathCapacity: number
 
-  constructor(options: { results?: boolean } = {}) {
+  constructor(options: { results?: boolean; paths?: number } = {}) {
     this.results = options.results === true ? [] : undefined
+    this.pathCapacity = options.paths ?? TALLIED_PATHS
   }
 
   /** Counts one request and what the zone did to it. */
@@ -80,6 +92,7 @@ export class ReplayTally {
       outcomes: { ...this.outcomes },
       rules: [...this.rules.values()].sort(byRequests).map((rule) => ({ ...rule })),
       paths: options.paths === undefined ? paths : paths.slice(0, options.paths),
+      ...(this.pathsDropped ? { paths_approximate: true } : {}),
       ...(this.results === undefined ? {} : { results: [...this.results] }),
     }
   }
@@ -95,10 +108,17 @@ export class ReplayTally {
     const path = requestPath(url)
     let counts = this.paths.get(path)
     if (counts === undefined) {
+      if (this.paths.size >= 2 * this.pathCapacity) this.dropLeastRequestedPaths()
       counts = { path, requests: 0, blocked: 0, challenged: 0, passed: 0 }
       this.paths.set(path, counts)
     }
     counts.requests++
     counts[outcome]++
+  }
+
+  private dropLeastRequestedPaths(): void {
+    const kept = [...this.paths.values()].sort(byRequests).slice(0, this.pathCapacity)
+    this.paths = new Map(kept.map((counts) => [counts.path, counts]))
+    this.pathsDropped = true
   }
 }
