@@ -1,0 +1,105 @@
+// What a replay's worker does with a batch of requests, and what it answers: the zone compiled
+// from its gathered configuration (the managed catalog read from resources/), each request run
+// through it as the simulate API runs one, and a verdict per request. Pure but for the catalog's
+// files and the credential database, so the worker (worker.ts) is only its message handling.
+//
+// A replay's ray ids come from the input's line numbers, not from randomness: the same file gives
+// the same verdicts on any number of threads and in any run.
+
+import Database from 'better-sqlite3'
+import { requestContext } from '@shared/expression'
+import type { Outcome, SimulatedRequest, SimulationEvent, TraceNode } from '@shared/api/simulate'
+import { compileZone, type CompiledZone, type CredentialLookup } from '../engine'
+import { ManagedCatalog, readCatalogFiles } from '../zones/catalog'
+import { LEAK_QUERY, lookupLeak } from '../zones/credentials'
+import { zoneConfigOf, type Gathered } from '../zones/simulator'
+
+/** What a worker is started with (sent once, as JSON-cloneable data). */
+export interface ReplayWorkerSetup {
+  /** the zone's configuration (Simulator.configuration) */
+  configuration: Gathered
+  /** the resources/ folder the managed catalog is read from */
+  resourcesDir: string
+  /** the credential database's SQLite file, opened read-only; none: no credentials are exposed */
+  credentialsFile?: string
+}
+
+/** One request of a batch. */
+export interface ReplayItem {
+  line: number
+  request: SimulatedRequest
+  /** when the request was made (ms since the epoch), where the log says */
+  time?: number
+}
+
+/** What the zone did to one request. */
+export interface ReplayVerdict {
+  line: number
+  ray_id: string
+  outcome: Outcome
+  action: string | null
+  events: SimulationEvent[]
+  /** only when the batch asked for it */
+  trace?: TraceNode[]
+}
+
+export interface ReplayBatchOptions {
+  trace: boolean
+  /** the time of requests whose log gives none (ms since the epoch): one per run */
+  at: number
+}
+
+/** A replay's ray id: the input's line, as 16 hex digits like the vendor's. */
+export const rayIdOf = (line: number): string => line.toString(16).padStart(16, '0')
+
+/** The zone compiled in a worker, the catalog read from `resourcesDir`. */
+export function compileReplayZone(setup: ReplayWorkerSetup): CompiledZone {
+  const catalog = new ManagedCatalog(readCatalogFiles(setup.resourcesDir))
+  return compileZone(zoneConfigOf(setup.configuration, catalog))
+}
+
+/**
+ * The credential database's lookup on a read-only connection to its file, answering as the
+ * simulator's does (only whole pairs count as exposed). docs/decisions/0008-replay-workers-read-credentials.md
+ */
+export function openCredentialLookup(file: string | undefined): {
+  lookup: CredentialLookup
+  close(): void
+} {
+  if (file === undefined) return { lookup: () => undefined, close: () => undefined }
+  const db = new Database(file, { readonly: true, fileMustExist: true })
+  const salts = db
+    .prepare<[], { salt: string }>('SELECT salt FROM salts')
+    .all()
+    .map((row) => row.salt)
+  const query = db.prepare<[string, string], Record<string, unknown>>(LEAK_QUERY)
+  return {
+    lookup: (username, password) =>
+      lookupLeak(salts, username, password, (pair, alone) => query.iterate(pair, alone)) === 'pair'
+        ? 'pair'
+        : undefined,
+    close: () => db.close(),
+  }
+}
+
+export function evaluateItems(
+  zone: CompiledZone,
+  items: readonly ReplayItem[],
+  credentials: CredentialLookup,
+  options: ReplayBatchOptions,
+): ReplayVerdict[] {
+  return items.map((item) => {
+    const decision = zone.evaluate(
+      requestContext({ ...item.request, timestamp: item.time ?? options.at }),
+      { trace: options.trace, credentials },
+    )
+    return {
+      line: item.line,
+      ray_id: rayIdOf(item.line),
+      outcome: decision.outcome,
+      action: decision.action,
+      events: decision.events,
+      ...(options.trace ? { trace: decision.trace } : {}),
+    }
+  })
+}
