@@ -136,7 +136,7 @@ function applyFirewall(parts: ZoneParts, before: ZoneContent, after: ZoneContent
   const keptRules = new Set(after.firewall_rules.map((rule) => rule.id))
   const keptFilters = new Set(after.filters.map((filter) => filter.id))
   const gone = before.firewall_rules.filter((rule) => !keptRules.has(rule.id))
-  if (gone.length > 0) parts.firewall().deleteRules(gone.map((rule) => rule.id))
+  if (gone.length > 0) parts.firewallRules().deleteRules(gone.map((rule) => rule.id))
 
   // What is new is created in batches (a rule's times are the batch's), as the API created it.
   const newFilters = after.filters.flatMap((filter, index) =>
@@ -148,7 +148,7 @@ function applyFirewall(parts: ZoneParts, before: ZoneContent, after: ZoneContent
       newFilters.map(({ index }) => index),
       () =>
         parts
-          .firewall(
+          .filters(
             given(
               newFilters.map(({ filter }) => filter.id),
               '',
@@ -160,11 +160,11 @@ function applyFirewall(parts: ZoneParts, before: ZoneContent, after: ZoneContent
   after.filters.forEach((filter, index) => {
     const old = oldFilters.get(filter.id)
     if (old === undefined || sameContent(old, filter)) return
-    inBatch('filters', [index], () => parts.firewall().updateFilters([filter]))
+    inBatch('filters', [index], () => parts.filters().updateFilters([filter]))
   })
 
   if (!sameContent(before.firewall_settings, after.firewall_settings)) {
-    parts.firewall().setRuleQuota(after.firewall_settings.rule_quota)
+    parts.firewallRules().setRuleQuota(after.firewall_settings.rule_quota)
   }
   const newRules = after.firewall_rules.flatMap((rule, index) =>
     oldRules.has(rule.id) ? [] : [{ rule, index }],
@@ -177,7 +177,7 @@ function applyFirewall(parts: ZoneParts, before: ZoneContent, after: ZoneContent
       batch.map(({ index }) => index),
       () => {
         parts
-          .firewall(
+          .firewallRules(
             given(
               rules.map((rule) => rule.id),
               first.created_on,
@@ -185,7 +185,7 @@ function applyFirewall(parts: ZoneParts, before: ZoneContent, after: ZoneContent
           )
           .createRules(rules)
         if (first.modified_on !== first.created_on) {
-          parts.firewall(given([], first.modified_on)).updateRules(rules)
+          parts.firewallRules(given([], first.modified_on)).updateRules(rules)
         }
       },
     )
@@ -193,14 +193,14 @@ function applyFirewall(parts: ZoneParts, before: ZoneContent, after: ZoneContent
   after.firewall_rules.forEach((rule, index) => {
     const old = oldRules.get(rule.id)
     if (old === undefined || sameContent(old, rule)) return
-    inBatch('firewall_rules', [index], () => parts.firewall().updateRules([ruleBody(rule)]))
+    inBatch('firewall_rules', [index], () => parts.firewallRules().updateRules([ruleBody(rule)]))
   })
 
   const unused = before.filters.filter((filter) => !keptFilters.has(filter.id))
   if (unused.length > 0)
     within(
       () => '/filters',
-      () => parts.firewall().deleteFilters(unused.map((f) => f.id)),
+      () => parts.filters().deleteFilters(unused.map((f) => f.id)),
     )
 }
 

@@ -12,7 +12,8 @@ import type {
   MigrationStatus,
 } from '@shared/api/waf'
 import type { ManagedCatalog } from './catalog'
-import { Firewall } from './firewall/firewall'
+import { Filters } from './firewall/filters'
+import { FirewallRules } from './firewall/firewall-rules'
 import type { PageRuleContext, PageRules } from './page-rules'
 import type { LegacyCatalog } from './previous-waf/catalog'
 import {
@@ -59,7 +60,8 @@ export interface Identities {
 /** The API of each part of one zone's configuration, for a change that spans them all. */
 export interface ZoneParts {
   rulesets(identities?: Identities): Rulesets
-  firewall(identities?: Identities): Firewall
+  filters(identities?: Identities): Filters
+  firewallRules(identities?: Identities): FirewallRules
   /** refused (10400) for a zone on managed rulesets */
   previousWaf(identities?: Identities): PreviousWaf
   pageRules: PageRules
@@ -121,8 +123,10 @@ export class ZoneConfiguration {
     return {
       rulesets: (identities = own) =>
         this.zoneRulesets(zone, record, 'as the zone stands', { ...identities, describe }),
-      firewall: (identities = own) =>
-        new Firewall({
+      filters: (identities = own) =>
+        new Filters({ store: zone.firewall, basePath, describe, ...identities }),
+      firewallRules: (identities = own) =>
+        new FirewallRules({
           store: zone.firewall,
           plan: record.plan,
           basePath,
@@ -172,11 +176,27 @@ export class ZoneConfiguration {
     })
   }
 
-  firewall<R>(zoneId: string, work: (firewall: Firewall) => R): Promise<Awaited<R>> {
+  filters<R>(zoneId: string, work: (filters: Filters) => R): Promise<Awaited<R>> {
+    return this.zones.inZone(zoneId, (zone) =>
+      zone.change(() =>
+        work(
+          new Filters({
+            store: zone.firewall,
+            basePath: `/zones/${zoneId}`,
+            now: this.timestamp,
+            newId: newVendorId,
+            describe: (note) => zone.describe(note),
+          }),
+        ),
+      ),
+    )
+  }
+
+  firewallRules<R>(zoneId: string, work: (rules: FirewallRules) => R): Promise<Awaited<R>> {
     return this.zones.inZone(zoneId, (zone, record) =>
       zone.change(() =>
         work(
-          new Firewall({
+          new FirewallRules({
             store: zone.firewall,
             plan: record.plan,
             basePath: `/zones/${zoneId}`,

@@ -50,7 +50,7 @@ export const filterRoutes: FastifyPluginAsyncTypebox<{ configuration: ZoneConfig
   app,
   { configuration },
 ) => {
-  const inZone = configuration.firewall.bind(configuration)
+  const inZone = configuration.filters.bind(configuration)
 
   app.get(
     '/zones/:zone_id/filters',

@@ -39,7 +39,7 @@ const DeleteBody = Type.Union([
 export const firewallRuleRoutes: FastifyPluginAsyncTypebox<{
   configuration: ZoneConfiguration
 }> = async (app, { configuration }) => {
-  const inZone = configuration.firewall.bind(configuration)
+  const inZone = configuration.firewallRules.bind(configuration)
 
   app.get(
     '/zones/:zone_id/firewall/rules',
@@ -159,14 +159,14 @@ export const firewallSettingsRoutes: FastifyPluginAsyncTypebox<{
     '/zones/:zone_id/firewall/settings',
     { schema: { params: ZoneParams } },
     async (request) =>
-      ok(await configuration.firewall(request.params.zone_id, (f) => f.settings())),
+      ok(await configuration.firewallRules(request.params.zone_id, (f) => f.settings())),
   )
   app.patch(
     '/zones/:zone_id/firewall/settings',
     { schema: { params: ZoneParams, body: QuotaBody } },
     async (request) =>
       ok(
-        await configuration.firewall(request.params.zone_id, (f) =>
+        await configuration.firewallRules(request.params.zone_id, (f) =>
           f.setRuleQuota(request.body.rule_quota),
         ),
       ),

@@ -4,12 +4,7 @@
 // is reported with a JSON pointer into the request body; nothing is written until none is left.
 
 import { Value } from 'typebox/value'
-import {
-  compile,
-  compileCredentialExpression,
-  ExpressionError,
-  rulesetExpressionErrorMessage,
-} from '@shared/expression'
+import { compileCredentialExpression, ExpressionError } from '@shared/expression'
 import {
   MANAGED_OVERRIDE_ACTIONS,
   MANAGED_RULESET_IDS,
@@ -22,9 +17,15 @@ import {
   type Ruleset,
   type RulesetKind,
 } from '@shared/api/rulesets'
+import { checkExpression } from '../check-expression'
 import { invalidValue, Problems } from '../problems'
 import type { ManagedCatalog } from '../catalog'
 import { RULESET_ERRORS } from '@shared/api/error-codes'
+
+const RULE_EXPRESSION_CODES = {
+  blank: RULESET_ERRORS.expressionBlank,
+  invalid: RULESET_ERRORS.expressionInvalid,
+}
 
 /** A rule's own content: what a client sets (identity and versions are the caller's). */
 export interface RuleContent {
@@ -81,7 +82,13 @@ export function checkRule(
 ): RuleContent | undefined {
   const before = problems.count
   const action = checkAction(input, at, scope, problems)
-  const expression = checkExpression(input.expression, `${at}/expression`, scope.phase, problems)
+  const expression = checkExpression(
+    input.expression,
+    `${at}/expression`,
+    scope.phase,
+    problems,
+    RULE_EXPRESSION_CODES,
+  )
   if (input.exposed_credential_check !== undefined) {
     checkCredentialCheck(
       input.exposed_credential_check,
@@ -156,35 +163,6 @@ function checkAction(
     return undefined
   }
   return action
-}
-
-/** Compiles `expression` for `phase`; the vendor's blank and parse errors otherwise. */
-export function checkExpression(
-  expression: string | undefined,
-  pointer: string,
-  phase: string,
-  problems: Problems,
-  codes: { blank: number; invalid: number } = {
-    blank: RULESET_ERRORS.expressionBlank,
-    invalid: RULESET_ERRORS.expressionInvalid,
-  },
-): string | undefined {
-  if (expression === undefined || expression.trim() === '') {
-    problems.add(
-      codes.blank,
-      invalidValue('', 'expression', 'the expression cannot be blank'),
-      pointer,
-    )
-    return undefined
-  }
-  try {
-    compile(expression, { phase })
-    return expression
-  } catch (error) {
-    if (!(error instanceof ExpressionError)) throw error
-    problems.add(codes.invalid, rulesetExpressionErrorMessage(error, expression), pointer)
-    return undefined
-  }
 }
 
 function checkCredentialCheck(

@@ -1,25 +1,22 @@
-// The Filters and Firewall Rules APIs' semantics over one zone. Bodies are arrays and each call
-// is all or nothing, with the vendor's one exception: firewall rules created with inline filters
-// past the zone's rule quota leave their filters created and are themselves refused.
-// The firewall-rules routes never edit or delete a filter's content: PUT re-links a rule to
-// another filter, and DELETE removes a filter only when asked and when no other rule uses it.
+// The Firewall Rules API's semantics over one zone (`/zones/{zone_id}/firewall/rules`), and the
+// zone's rule quota. Bodies are arrays and each call is all or nothing, with the vendor's one
+// exception: firewall rules created with inline filters past the zone's rule quota leave their
+// filters created and are themselves refused. These routes never edit or delete a filter's
+// content: PUT re-links a rule to another filter, and DELETE removes a filter only when asked and
+// when no other rule uses it.
 
 import { ApiError, couldNotRoute } from '@shared/api/errors'
 import type {
   Filter,
-  FilterBulkUpdate,
-  FilterCreate,
-  FilterUpdate,
   FirewallRule,
   FirewallRuleBulkUpdate,
   FirewallRuleCreate,
   PriorityUpdate,
 } from '@shared/api/firewall'
 import type { ZonePlan } from '@shared/api/zones'
-import { PHASE_LEGACY_FIREWALL } from '@shared/expression'
 import { invalidValue, Problems, RefusedAfterWrite } from '../problems'
-import { checkExpression } from '../rulesets/validate'
-import type { FirewallStore, StoredFirewallRule } from './store'
+import { contains, Filters, type FirewallPartOptions } from './filters'
+import type { StoredFirewallRule } from './store'
 import { FIREWALL_ERRORS } from '@shared/api/error-codes'
 
 /** How many firewall rules a zone may have on each plan, unless the zone sets its own quota. */
@@ -37,14 +34,6 @@ export interface FirewallSettings {
   in_use: number
 }
 
-export interface FilterQuery {
-  id?: string[]
-  paused?: boolean
-  expression?: string
-  description?: string
-  ref?: string
-}
-
 export interface FirewallRuleQuery {
   id?: string[]
   action?: string
@@ -52,181 +41,21 @@ export interface FirewallRuleQuery {
   paused?: boolean
 }
 
-export interface FirewallOptions {
-  store: FirewallStore
+export interface FirewallRulesOptions extends FirewallPartOptions {
   plan: ZonePlan
-  basePath: string
-  now: () => string
-  newId: () => string
-  describe: (note: string) => void
 }
 
-const EXPRESSION_CODES = {
-  blank: FIREWALL_ERRORS.expressionInvalid,
-  invalid: FIREWALL_ERRORS.expressionInvalid,
-}
-const contains = (text: string | undefined, part: string | undefined) =>
-  part === undefined || (text ?? '').toLowerCase().includes(part.toLowerCase())
+export class FirewallRules {
+  /** where the rules' inline filters are checked */
+  private readonly filters: Filters
 
-export class Firewall {
-  constructor(private readonly options: FirewallOptions) {}
+  constructor(private readonly options: FirewallRulesOptions) {
+    this.filters = new Filters(options)
+  }
 
   private get store() {
     return this.options.store
   }
-
-  // --- filters --------------------------------------------------------------------------------
-
-  listFilters(query: FilterQuery): Filter[] {
-    return this.store
-      .filters()
-      .filter(
-        (f) =>
-          (query.id === undefined || query.id.includes(f.id)) &&
-          (query.paused === undefined || f.paused === query.paused) &&
-          contains(f.expression, query.expression) &&
-          contains(f.description, query.description) &&
-          (query.ref === undefined || f.ref === query.ref),
-      )
-  }
-
-  getFilter(id: string): Filter {
-    const filter = this.store.filter(id)
-    if (filter === undefined) throw couldNotRoute(`${this.options.basePath}/filters/${id}`)
-    return filter
-  }
-
-  createFilters(inputs: FilterCreate[]): Filter[] {
-    const problems = new Problems()
-    if (inputs.length === 0) problems.add(FIREWALL_ERRORS.nothingToDo, 'no filters to create')
-    const filters = this.checkFilters(inputs, problems, () => this.options.newId())
-    problems.check()
-    this.options.describe(`${filters.length} filter${filters.length === 1 ? '' : 's'} created`)
-    for (const filter of filters) this.store.putFilter(filter)
-    return filters
-  }
-
-  /** Replaces the given filters whole: a field an input leaves out is reset. */
-  updateFilters(inputs: (FilterCreate & { id: string })[]): Filter[] {
-    const problems = new Problems()
-    if (inputs.length === 0) problems.add(FIREWALL_ERRORS.nothingToDo, 'no filters to update')
-    inputs.forEach((input, index) => this.checkFilterExists(input.id, index, problems))
-    const filters = this.checkFilters(inputs, problems, (index) => inputs[index]!.id)
-    problems.check()
-    this.options.describe(`${filters.length} filter${filters.length === 1 ? '' : 's'} updated`)
-    for (const filter of filters) this.store.putFilter(filter)
-    return filters
-  }
-
-  /**
-   * The API's PUT of filters: each given filter takes the fields its input sends and keeps the
-   * others, as the official SDK's `filters.update` sends only the fields it is given.
-   */
-  editFilters(inputs: FilterBulkUpdate[]): Filter[] {
-    const problems = new Problems()
-    const merged = inputs.flatMap((input, index) => {
-      const current = this.checkFilterExists(input.id, index, problems)
-      return current === undefined ? [] : [{ ...current, ...input }]
-    })
-    problems.check()
-    return this.updateFilters(merged)
-  }
-
-  updateFilter(id: string, input: FilterUpdate): Filter {
-    this.getFilter(id)
-    if (input.id !== undefined && input.id !== id) {
-      throw new ApiError(
-        400,
-        FIREWALL_ERRORS.unknownId,
-        invalidValue(input.id, 'id', `the path names filter ${id}`),
-      )
-    }
-    const [filter] = this.editFilters([{ ...input, id }])
-    return filter!
-  }
-
-  private checkFilterExists(id: string, index: number, problems: Problems): Filter | undefined {
-    const filter = this.store.filter(id)
-    if (filter === undefined) {
-      problems.add(
-        FIREWALL_ERRORS.unknownId,
-        invalidValue(id, 'id', 'no filter of this zone has it'),
-        `/${index}/id`,
-      )
-    }
-    return filter
-  }
-
-  /** Deletes the filters that exist among `ids`; none if any of them is still in use. */
-  deleteFilters(ids: string[]): { id: string }[] {
-    const problems = new Problems()
-    const found = [...new Set(ids)].filter((id) => this.store.filter(id) !== undefined)
-    for (const id of found) {
-      const users = this.store.rulesUsing(id)
-      if (users.length > 0) {
-        problems.add(
-          FIREWALL_ERRORS.filterInUse,
-          `filter ${id} is used by firewall rule${users.length === 1 ? '' : 's'} ${users.join(', ')}; delete or re-link ${users.length === 1 ? 'it' : 'them'} first`,
-        )
-      }
-    }
-    problems.check()
-    if (found.length > 0) this.options.describe(`${found.length} filter(s) deleted`)
-    for (const id of found) this.store.deleteFilter(id)
-    return found.map((id) => ({ id }))
-  }
-
-  deleteFilter(id: string): { id: string } {
-    this.getFilter(id)
-    this.deleteFilters([id])
-    return { id }
-  }
-
-  /** Checked filters for `inputs`: expressions valid and not already another filter's. */
-  private checkFilters(
-    inputs: FilterCreate[],
-    problems: Problems,
-    idOf: (index: number) => string,
-    pointerOf: (index: number) => string = (index) => `/${index}`,
-  ): Filter[] {
-    const claimed = new Map<string, string>()
-    return inputs.flatMap((input, index) => {
-      const id = idOf(index)
-      const pointer = `${pointerOf(index)}/expression`
-      const expression = this.checkFilterExpression(input.expression, pointer, problems)
-      if (expression === undefined) return []
-      const holder = claimed.get(expression) ?? this.store.filterWithExpression(expression)?.id
-      if (holder !== undefined && holder !== id) {
-        problems.add(
-          FIREWALL_ERRORS.duplicate,
-          'config duplicates an already existing config',
-          pointer,
-          { id: holder },
-        )
-        return []
-      }
-      claimed.set(expression, id)
-      return [
-        {
-          id,
-          paused: input.paused ?? false,
-          ...(input.description === undefined ? {} : { description: input.description }),
-          ...(input.ref === undefined ? {} : { ref: input.ref }),
-          expression,
-        },
-      ]
-    })
-  }
-
-  private checkFilterExpression(
-    expression: string,
-    pointer: string,
-    problems: Problems,
-  ): string | undefined {
-    return checkExpression(expression, pointer, PHASE_LEGACY_FIREWALL, problems, EXPRESSION_CODES)
-  }
-
-  // --- firewall rules -------------------------------------------------------------------------
 
   listRules(query: FirewallRuleQuery): FirewallRule[] {
     return this.store
@@ -416,8 +245,6 @@ export class Firewall {
     return this.settings()
   }
 
-  // --- helpers --------------------------------------------------------------------------------
-
   private quota(): number {
     return this.store.ruleQuota() ?? PLAN_RULE_QUOTA[this.options.plan]
   }
@@ -484,7 +311,7 @@ export class Firewall {
       )
       return undefined
     }
-    const [created] = this.checkFilters(
+    const [created] = this.filters.checkFilters(
       [{ ...filter, expression: filter.expression! }],
       problems,
       () => this.options.newId(),
