@@ -2,8 +2,11 @@
 // real reader, with the real transformations and operators: ModSecurity 2.9's semantics that
 // change scores (actions once per matched variable, multiMatch, exclusions, chains, skipAfter,
 // phases, body processors).
+import { resolve } from 'node:path'
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { requestContext } from '@shared/expression'
+import { readCatalogFiles } from '../../../src-main/zones/catalog'
 import { CrsProgramRunner } from '../../../src-main/engine/crs/interpreter'
 import { crsRequestOf, type CrsRequest } from '../../../src-main/engine/crs/request'
 import { SecLangReader } from '../../../src-main/engine/crs/seclang'
@@ -138,5 +141,49 @@ ${SUM}`)
     ])
     const get = crsRequestOf(requestContext({ method: 'GET', url: '/a/b.php?x=1' }))
     expect(get).toMatchObject({ method: 'GET', uri: '/a/b.php?x=1', protocol: 'HTTP/1.1' })
+  })
+
+  it('runs the real CRS program on any request without throwing (property)', () => {
+    const owasp = readCatalogFiles(resolve(import.meta.dirname, '../../../resources')).find(
+      (ruleset) => ruleset.crs !== undefined,
+    )!
+    const crs = new CrsProgramRunner(owasp.crs!)
+    const types = [
+      'application/json',
+      'application/xml',
+      'multipart/form-data; boundary=x',
+      'application/x-www-form-urlencoded',
+      'text/plain',
+    ]
+    const bytes = fc.string({
+      unit: fc.integer({ min: 0, max: 255 }).map((c) => String.fromCharCode(c)),
+    })
+    fc.assert(
+      fc.property(
+        fc.constantFrom('GET', 'POST', 'PUT', 'get'),
+        bytes,
+        bytes,
+        fc.constantFrom(...types),
+        bytes,
+        fc.integer({ min: 1, max: 4 }),
+        (method, query, cookie, type, body, level) => {
+          const result = crs.run(
+            request({
+              method,
+              uri: `/p?${query}`,
+              headers: [
+                ['Host', 'example.com'],
+                ['Cookie', cookie],
+                ['Content-Type', type],
+              ],
+              body: type.startsWith('multipart') ? `--x\r\n${body}\r\n--x--\r\n` : body,
+            }),
+            { paranoiaLevel: level, disabled: new Set() },
+          )
+          expect(result.anomalyScore).toBeGreaterThanOrEqual(0)
+        },
+      ),
+      { numRuns: 150 },
+    )
   })
 })
