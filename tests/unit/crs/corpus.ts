@@ -100,11 +100,20 @@ export function describeRequest(record: CorpusRecord): RequestDescription {
   let body: Uint8Array = wire.subarray(Math.min(wire.length, headEnd + separator))
   const transferEncoding = byLowerName.get('transfer-encoding')
   const contentLength = byLowerName.get('content-length')
-  if (transferEncoding !== undefined && /chunked/i.test(String(headers[transferEncoding])))
+  if (transferEncoding !== undefined && /chunked/i.test(String(headers[transferEncoding]))) {
     body = dechunk(body)
-  else if (contentLength !== undefined && /^\d+$/.test(String(headers[contentLength])))
+    // Apache drops a Content-Length that comes with chunked coding (RFC 9112 section 6.3).
+    if (contentLength !== undefined) delete headers[contentLength]
+  } else if (contentLength !== undefined && /^\d+$/.test(String(headers[contentLength]))) {
     // Bytes past the Content-Length are not this request's body.
     body = body.subarray(0, Number(headers[contentLength]))
+  } else {
+    // Without a length or chunked coding, Apache reads no body.
+    body = body.subarray(0, 0)
+  }
+  // A CONNECT's target names the host, and Apache's Host becomes it.
+  const host = byLowerName.get('host')
+  if (method.toUpperCase() === 'CONNECT' && host !== undefined) headers[host] = url
   return {
     method,
     url,
