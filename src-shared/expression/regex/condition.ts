@@ -10,6 +10,7 @@
 
 import { asciiLower } from '../values/bytes'
 import type { RegexNode } from './tree'
+import { CASE_BIT, isLower } from '../values/chars'
 
 /** What every match satisfies. */
 export type Condition =
@@ -64,14 +65,14 @@ function someOf(conditions: readonly Condition[]): Condition {
 export function literalCondition(text: string): Condition {
   if (text.length > 1) return { kind: 'literal', text }
   const c = text.charCodeAt(0)
-  const isLetter = c >= 97 && c <= 122
+  const isLetter = isLower(c)
   return {
     kind: 'byte',
     mask: byteMask(
       isLetter
         ? [
             [c, c],
-            [c - 32, c - 32],
+            [c - CASE_BIT, c - CASE_BIT],
           ]
         : [[c, c]],
     ),
@@ -114,10 +115,10 @@ function classInfo(node: Extract<RegexNode, { t: 'class' }>, unicode: boolean): 
   const folded: [number, number][] = []
   for (const [from, to] of set.ranges) {
     for (let cp = from; cp <= to; cp++) {
-      const lower = cp | 0x20
-      if (lower >= 97 && lower <= 122) {
+      const lower = cp | CASE_BIT
+      if (isLower(lower)) {
         if (UNICODE_FOLDS.has(String.fromCharCode(lower))) return UNKNOWN
-        folded.push([lower, lower], [lower & ~0x20, lower & ~0x20])
+        folded.push([lower, lower], [lower & ~CASE_BIT, lower & ~CASE_BIT])
       }
     }
   }

@@ -3,6 +3,7 @@
 
 import { cpText, rangesText } from './ranges'
 import type { AssertKind, ClassSet, Flags, RegexNode } from './tree'
+import { CASE_BIT, isLower, isUpper } from '../values/chars'
 
 function utf8Of(cp: number): number[] {
   return Array.from(new TextEncoder().encode(String.fromCodePoint(cp)))
@@ -89,15 +90,15 @@ export class Emitter {
   lit(cp: number, byte: boolean, f: Flags): string {
     if (this.unicode) {
       if (f.u && f.i) return `(?i:${cpText(cp)})`
-      if (!f.u && f.i && ((cp >= 65 && cp <= 90) || (cp >= 97 && cp <= 122)))
-        return `[${cpText(cp & ~0x20)}${cpText(cp | 0x20)}]`
+      if (!f.u && f.i && (isUpper(cp) || isLower(cp)))
+        return `[${cpText(cp & ~CASE_BIT)}${cpText(cp | CASE_BIT)}]`
       return cpText(cp)
     }
     const bytes = byte || cp < 0x80 ? [cp] : utf8Of(cp)
     let out = ''
     for (const b of bytes) {
-      if (f.i && ((b >= 65 && b <= 90) || (b >= 97 && b <= 122)))
-        out += `[${cpText(b & ~0x20)}${cpText(b | 0x20)}]`
+      if (f.i && (isUpper(b) || isLower(b)))
+        out += `[${cpText(b & ~CASE_BIT)}${cpText(b | CASE_BIT)}]`
       else out += cpText(b)
     }
     return bytes.length > 1 ? `(?:${out})` : out

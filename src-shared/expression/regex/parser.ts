@@ -26,6 +26,71 @@ import {
   type Flags,
   type RegexNode,
 } from './tree'
+import {
+  AMPERSAND,
+  ASTERISK,
+  BACKSLASH,
+  BELL,
+  CARET,
+  CARRIAGE_RETURN,
+  CASE_BIT,
+  COLON,
+  COMMA,
+  DIGIT_0,
+  DIGIT_9,
+  DOLLAR,
+  DOT,
+  EQUALS,
+  EXCLAMATION_MARK,
+  FORM_FEED,
+  GREATER_THAN,
+  HASH,
+  HYPHEN,
+  isAlnum,
+  isDigit,
+  isLower,
+  isUpper,
+  LEFT_BRACE,
+  LEFT_BRACKET,
+  LEFT_PAREN,
+  LESS_THAN,
+  LINE_FEED,
+  LOWER_A,
+  LOWER_B,
+  LOWER_D,
+  LOWER_F,
+  LOWER_I,
+  LOWER_M,
+  LOWER_N,
+  LOWER_P,
+  LOWER_R,
+  LOWER_S,
+  LOWER_T,
+  LOWER_U,
+  LOWER_V,
+  LOWER_W,
+  LOWER_X,
+  LOWER_Z,
+  PLUS,
+  QUESTION_MARK,
+  RIGHT_BRACE,
+  RIGHT_BRACKET,
+  RIGHT_PAREN,
+  SPACE,
+  TAB,
+  TILDE,
+  UNDERSCORE,
+  UPPER_A,
+  UPPER_B,
+  UPPER_D,
+  UPPER_P,
+  UPPER_R,
+  UPPER_S,
+  UPPER_U,
+  UPPER_W,
+  VERTICAL_BAR,
+  VERTICAL_TAB,
+} from '../values/chars'
 
 const NEST_LIMIT = 250
 
@@ -58,9 +123,17 @@ export class Parser {
     if (!f.x) return
     for (;;) {
       const c = this.peek()
-      if (c === 32 || c === 9 || c === 10 || c === 11 || c === 12 || c === 13) this.pos++
-      else if (c === 35) {
-        while (!this.atEnd() && this.peek() !== 10) this.pos++
+      if (
+        c === SPACE ||
+        c === TAB ||
+        c === LINE_FEED ||
+        c === VERTICAL_TAB ||
+        c === FORM_FEED ||
+        c === CARRIAGE_RETURN
+      )
+        this.pos++
+      else if (c === HASH) {
+        while (!this.atEnd() && this.peek() !== LINE_FEED) this.pos++
       } else return
     }
   }
@@ -85,27 +158,27 @@ export class Parser {
       this.skipVerbose(flags.current)
       if (this.atEnd()) break
       const c = this.peek()
-      if (c === 41) {
+      if (c === RIGHT_PAREN) {
         if (top) this.error('unopened group')
         break
       }
-      if (c === 124) {
+      if (c === VERTICAL_BAR) {
         this.pos++
         branches.push(concat(items))
         items = []
         continue
       }
-      if (c === 42 || c === 43 || c === 63) {
+      if (c === ASTERISK || c === PLUS || c === QUESTION_MARK) {
         this.pos++
         this.applyRepetition(
           items,
-          c === 42 ? 0 : c === 43 ? 1 : 0,
-          c === 63 ? 1 : Infinity,
+          c === ASTERISK ? 0 : c === PLUS ? 1 : 0,
+          c === QUESTION_MARK ? 1 : Infinity,
           flags.current,
         )
         continue
       }
-      if (c === 123) {
+      if (c === LEFT_BRACE) {
         const last = items[items.length - 1]
         if (!last || last.t === 'empty') this.error('repetition operator missing expression')
         const [min, max] = this.tryCounted(flags.current)
@@ -123,7 +196,7 @@ export class Parser {
     const last = items.pop()
     if (!last || last.t === 'empty') this.error('repetition operator missing expression')
     let greedy = true
-    if (this.peek() === 63) {
+    if (this.peek() === QUESTION_MARK) {
       this.pos++
       greedy = false
     }
@@ -139,14 +212,14 @@ export class Parser {
     const min = this.decimal()
     ws()
     let max = min
-    if (this.peek() === 44) {
+    if (this.peek() === COMMA) {
       this.pos++
       ws()
-      if (this.peek() === 125) max = Infinity
+      if (this.peek() === RIGHT_BRACE) max = Infinity
       else max = this.decimal()
       ws()
     }
-    if (this.peek() !== 125) this.error('unclosed counted repetition')
+    if (this.peek() !== RIGHT_BRACE) this.error('unclosed counted repetition')
     this.pos++
     if (max < min) this.error('invalid repetition count range, the start must be <= the end')
     return [min, max]
@@ -154,7 +227,7 @@ export class Parser {
 
   decimal(): number {
     const start = this.pos
-    while (this.peek() >= 48 && this.peek() <= 57) this.pos++
+    while (this.peek() >= DIGIT_0 && this.peek() <= DIGIT_9) this.pos++
     if (this.pos === start) {
       if (this.atEnd()) this.error('unclosed counted repetition')
       this.error('repetition quantifier expects a valid decimal')
@@ -168,21 +241,21 @@ export class Parser {
     const f = flags.current
     const c = this.peek()
     switch (c) {
-      case 40:
+      case LEFT_PAREN:
         return this.parseGroup(flags)
-      case 91:
+      case LEFT_BRACKET:
         this.pos++
         return { t: 'class', set: this.parseBracketClass(f), f }
-      case 46:
+      case DOT:
         this.pos++
         return { t: 'dot', f }
-      case 94:
+      case CARET:
         this.pos++
         return { t: 'assert', kind: 'start', f }
-      case 36:
+      case DOLLAR:
         this.pos++
         return { t: 'assert', kind: 'end', f }
-      case 92:
+      case BACKSLASH:
         return this.parseEscapeAtom(f)
       default:
         this.pos++
@@ -196,16 +269,20 @@ export class Parser {
     let capture = true
     let name: string | undefined
     let inner = flags.current
-    if (this.peek() === 63) {
+    if (this.peek() === QUESTION_MARK) {
       this.pos++
       const c = this.peek()
-      if (c === 61 || c === 33 || (c === 60 && (this.peek(1) === 61 || this.peek(1) === 33))) {
+      if (
+        c === EQUALS ||
+        c === EXCLAMATION_MARK ||
+        (c === LESS_THAN && (this.peek(1) === EQUALS || this.peek(1) === EXCLAMATION_MARK))
+      ) {
         this.error('look-around, including look-ahead and look-behind, is not supported')
       }
-      if (c === 80 && this.peek(1) === 60) {
+      if (c === UPPER_P && this.peek(1) === LESS_THAN) {
         this.pos += 2
         name = this.captureName()
-      } else if (c === 60) {
+      } else if (c === LESS_THAN) {
         this.pos++
         name = this.captureName()
       } else {
@@ -221,7 +298,7 @@ export class Parser {
       }
     }
     const node = this.parseAlternation(inner, false)
-    if (this.peek() !== 41) this.error('unclosed group')
+    if (this.peek() !== RIGHT_PAREN) this.error('unclosed group')
     this.pos++
     this.depth--
     return { t: 'group', node, capture, name }
@@ -229,13 +306,13 @@ export class Parser {
 
   captureName(): string {
     const start = this.pos
-    while (!this.atEnd() && this.peek() !== 62) {
+    while (!this.atEnd() && this.peek() !== GREATER_THAN) {
       const c = this.peek()
       const ok =
-        c === 95 ||
-        (c >= 65 && c <= 90) ||
-        (c >= 97 && c <= 122) ||
-        (this.pos > start && ((c >= 48 && c <= 57) || c === 46 || c === 91 || c === 93))
+        c === UNDERSCORE ||
+        isUpper(c) ||
+        isLower(c) ||
+        (this.pos > start && (isDigit(c) || c === DOT || c === LEFT_BRACKET || c === RIGHT_BRACKET))
       if (!ok) this.error('invalid capture group character')
       this.pos++
     }
@@ -258,12 +335,12 @@ export class Parser {
       if (this.atEnd()) this.error('expected flag but got end of regex')
       const c = this.peek()
       this.pos++
-      if (c === 41 || c === 58) {
+      if (c === RIGHT_PAREN || c === COLON) {
         if (sawNegation && !sawFlag) this.error('expected flag but got end of regex')
-        if (!sawFlag && !sawNegation && c === 41) this.error('empty flag')
-        return [set, c === 41 ? 'close' : 'colon']
+        if (!sawFlag && !sawNegation && c === RIGHT_PAREN) this.error('empty flag')
+        return [set, c === RIGHT_PAREN ? 'close' : 'colon']
       }
-      if (c === 45) {
+      if (c === HYPHEN) {
         if (sawNegation) this.error('flag negation operator repeated')
         sawNegation = true
         negate = true
@@ -271,10 +348,15 @@ export class Parser {
         continue
       }
       const key = (
-        { 105: 'i', 109: 'm', 115: 's', 85: 'U', 117: 'u', 120: 'x', 82: 'R' } as Record<
-          number,
-          keyof Flags | undefined
-        >
+        {
+          [LOWER_I]: 'i',
+          [LOWER_M]: 'm',
+          [LOWER_S]: 's',
+          [UPPER_U]: 'U',
+          [LOWER_U]: 'u',
+          [LOWER_X]: 'x',
+          [UPPER_R]: 'R',
+        } as Record<number, keyof Flags | undefined>
       )[c]
       if (!key) this.error('unrecognized flag')
       if (seen.has(c)) this.error('duplicate flag')
@@ -291,30 +373,30 @@ export class Parser {
     if (this.atEnd()) this.error('incomplete escape sequence, reached end of pattern prematurely')
     const c = this.peek()
     switch (c) {
-      case 65: // \A
+      case UPPER_A: // \A
         this.pos++
         return { t: 'assert', kind: 'startText', f }
-      case 122: // \z
+      case LOWER_Z: // \z
         this.pos++
         return { t: 'assert', kind: 'endText', f }
-      case 66: // \B
+      case UPPER_B: // \B
         this.pos++
         return { t: 'assert', kind: 'notWord', f }
-      case 60: // \<
+      case LESS_THAN: // \<
         this.pos++
         this.usesLookbehind = true
         return { t: 'assert', kind: 'wordStart', f }
-      case 62: // \>
+      case GREATER_THAN: // \>
         this.pos++
         this.usesLookbehind = true
         return { t: 'assert', kind: 'wordEnd', f }
-      case 98: {
+      case LOWER_B: {
         // \b or \b{...}
         this.pos++
-        if (this.peek() === 123) {
+        if (this.peek() === LEFT_BRACE) {
           const save = this.pos
           let end = this.pos + 1
-          while (end < this.cps.length && this.cps[end] !== 125) end++
+          while (end < this.cps.length && this.cps[end] !== RIGHT_BRACE) end++
           const name = String.fromCodePoint(...this.cps.slice(this.pos + 1, end))
           const kinds: Record<string, AssertKind> = {
             start: 'wordStart',
@@ -355,38 +437,38 @@ export class Parser {
     this.pos++
     const lit = (cp: number, byte = false) => ({ kind: 'lit' as const, cp, byte })
     switch (c) {
-      case 97:
-        return lit(7)
-      case 102:
-        return lit(12)
-      case 116:
-        return lit(9)
-      case 110:
-        return lit(10)
-      case 114:
-        return lit(13)
-      case 118:
-        return lit(11)
-      case 120:
+      case LOWER_A:
+        return lit(BELL)
+      case LOWER_F:
+        return lit(FORM_FEED)
+      case LOWER_T:
+        return lit(TAB)
+      case LOWER_N:
+        return lit(LINE_FEED)
+      case LOWER_R:
+        return lit(CARRIAGE_RETURN)
+      case LOWER_V:
+        return lit(VERTICAL_TAB)
+      case LOWER_X:
         return this.parseHex(2)
-      case 117:
+      case LOWER_U:
         return this.parseHex(4)
-      case 85:
+      case UPPER_U:
         return this.parseHex(8)
-      case 100:
-      case 68:
-      case 115:
-      case 83:
-      case 119:
-      case 87:
+      case LOWER_D:
+      case UPPER_D:
+      case LOWER_S:
+      case UPPER_S:
+      case LOWER_W:
+      case UPPER_W:
         return { kind: 'class', set: perlClass(c, f) }
-      case 112:
-      case 80:
-        return { kind: 'class', set: this.parseUnicodeClass(c === 80, f) }
+      case LOWER_P:
+      case UPPER_P:
+        return { kind: 'class', set: this.parseUnicodeClass(c === UPPER_P, f) }
       default:
         break
     }
-    if (c >= 48 && c <= 57) this.error('backreferences are not supported')
+    if (isDigit(c)) this.error('backreferences are not supported')
     if (isEscapeable(c)) return lit(c)
     this.error('unrecognized escape sequence')
   }
@@ -394,10 +476,10 @@ export class Parser {
   parseHex(digits: number): { kind: 'lit'; cp: number; byte: boolean } {
     let hex = ''
     let braced = false
-    if (this.peek() === 123) {
+    if (this.peek() === LEFT_BRACE) {
       braced = true
       this.pos++
-      while (!this.atEnd() && this.peek() !== 125) {
+      while (!this.atEnd() && this.peek() !== RIGHT_BRACE) {
         hex += String.fromCodePoint(this.peek())
         this.pos++
       }
@@ -424,10 +506,10 @@ export class Parser {
 
   parseUnicodeClass(negated: boolean, f: Flags): ClassSet {
     let name: string
-    if (this.peek() === 123) {
+    if (this.peek() === LEFT_BRACE) {
       const start = this.pos + 1
       let end = start
-      while (end < this.cps.length && this.cps[end] !== 125) end++
+      while (end < this.cps.length && this.cps[end] !== RIGHT_BRACE) end++
       if (end >= this.cps.length) this.error('Unicode class missing closing brace')
       name = String.fromCodePoint(...this.cps.slice(start, end))
       this.pos = end + 1
@@ -450,7 +532,7 @@ export class Parser {
   parseBracketClass(f: Flags): ClassSet {
     this.nest()
     let negated = false
-    if (this.peek() === 94) {
+    if (this.peek() === CARET) {
       negated = true
       this.pos++
     }
@@ -476,23 +558,23 @@ export class Parser {
       this.skipVerbose(f)
       if (this.atEnd()) this.error('unclosed character class')
       const c = this.peek()
-      if (c === 93 && !first) {
+      if (c === RIGHT_BRACKET && !first) {
         this.pos++
         break
       }
       first = false
       if (
-        (c === 38 && this.peek(1) === 38) ||
-        (c === 45 && this.peek(1) === 45) ||
-        (c === 126 && this.peek(1) === 126)
+        (c === AMPERSAND && this.peek(1) === AMPERSAND) ||
+        (c === HYPHEN && this.peek(1) === HYPHEN) ||
+        (c === TILDE && this.peek(1) === TILDE)
       ) {
         this.pos += 2
         lhs = combine()
-        op = c === 38 ? 'and' : c === 45 ? 'minus' : 'xor'
+        op = c === AMPERSAND ? 'and' : c === HYPHEN ? 'minus' : 'xor'
         union = { ranges: [], opaque: [], negated: false }
         continue
       }
-      if (c === 91) {
+      if (c === LEFT_BRACKET) {
         const posix = this.tryPosixClass(f)
         if (posix) {
           addToUnion(union, posix)
@@ -506,9 +588,9 @@ export class Parser {
       this.skipVerbose(f)
       if (
         start.kind === 'lit' &&
-        this.peek() === 45 &&
-        this.peek(1) !== 93 &&
-        this.peek(1) !== 45 &&
+        this.peek() === HYPHEN &&
+        this.peek(1) !== RIGHT_BRACKET &&
+        this.peek(1) !== HYPHEN &&
         this.peek(1) !== -1
       ) {
         this.pos++
@@ -544,10 +626,17 @@ export class Parser {
     f: Flags,
   ): { kind: 'lit'; cp: number; byte: boolean } | { kind: 'class'; set: ClassSet } {
     const c = this.peek()
-    if (c === 92) {
+    if (c === BACKSLASH) {
       this.pos++
       const b = this.peek()
-      if (b === 98 || b === 66 || b === 65 || b === 122 || b === 60 || b === 62) {
+      if (
+        b === LOWER_B ||
+        b === UPPER_B ||
+        b === UPPER_A ||
+        b === LOWER_Z ||
+        b === LESS_THAN ||
+        b === GREATER_THAN
+      ) {
         this.error('unrecognized escape sequence')
       }
       return this.parseEscapeItem(f)
@@ -565,10 +654,10 @@ export class Parser {
 
   tryPosixClass(f: Flags): ClassSet | undefined {
     // [:name:] or [:^name:]
-    if (this.peek(1) !== 58) return undefined
+    if (this.peek(1) !== COLON) return undefined
     let end = this.pos + 2
-    while (end < this.cps.length && this.cps[end] !== 58 && end - this.pos < 16) end++
-    if (this.cps[end] !== 58 || this.cps[end + 1] !== 93) return undefined
+    while (end < this.cps.length && this.cps[end] !== COLON && end - this.pos < 16) end++
+    if (this.cps[end] !== COLON || this.cps[end + 1] !== RIGHT_BRACKET) return undefined
     let name = String.fromCodePoint(...this.cps.slice(this.pos + 2, end))
     let negated = false
     if (name.startsWith('^')) {
@@ -599,24 +688,24 @@ function addToUnion(union: ClassSet, set: ClassSet): void {
 
 function isEscapeable(c: number): boolean {
   if (c < 0 || c > 0x7f) return false
-  if ((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122)) return false
-  if (c === 60 || c === 62) return false
+  if (isAlnum(c)) return false
+  if (c === LESS_THAN || c === GREATER_THAN) return false
   return true
 }
 
 function perlClass(c: number, f: Flags): ClassSet {
-  const lower = c | 0x20
-  const negated = c < 97
+  const lower = c | CASE_BIT
+  const negated = c < LOWER_A
   if (f.u) {
     const text =
-      lower === 100
+      lower === LOWER_D
         ? '\\p{Nd}'
-        : lower === 115
+        : lower === LOWER_S
           ? '[\\t\\n\\v\\f\\r \\x{85}\\p{Z}]'
           : '[\\p{L}\\p{M}\\p{Nd}\\p{Pc}]'
     return { ranges: [], opaque: [text], negated }
   }
-  const base = lower === 100 ? PERL_DIGIT : lower === 115 ? PERL_SPACE : PERL_WORD
+  const base = lower === LOWER_D ? PERL_DIGIT : lower === LOWER_S ? PERL_SPACE : PERL_WORD
   const ranges = base.map(([a, b]) => [a, b] as [number, number])
   return { ranges: negated ? negateRanges(ranges, 0xff) : ranges, opaque: [], negated: false }
 }

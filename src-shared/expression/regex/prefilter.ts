@@ -9,6 +9,7 @@
 import { asciiLower, isAsciiOnly } from '../values/bytes'
 import { literalCondition, MAX_LITERAL, patternCondition, type Condition } from './condition'
 import type { RegexNode } from './tree'
+import { CASE_BIT, DELETE, isLower, SPACE } from '../values/chars'
 // ---------------------------------------------------------------------------------------------
 // Evaluation: a condition's atoms are bits of one set per input (bits 0..255 its bytes, bit 256 + id
 // each literal of the automaton), so a disjunction of atoms (a clause) is a few word tests.
@@ -51,7 +52,7 @@ export class Clause {
         for (let byte = 0; byte < 256; byte++) {
           if ((atom.mask[byte >> 5]! & (1 << (byte & 31))) === 0) continue
           addBit(words, byte)
-          cost += byte >= 0x20 && byte < 0x7f ? 80 : 1
+          cost += byte >= SPACE && byte < DELETE ? 80 : 1
         }
       }
     }
@@ -384,7 +385,7 @@ class LiteralIndex {
         const c = literal.charCodeAt(i)
         if (classOf[c] === 0) {
           classOf[c] = classes++
-          if (c >= 97 && c <= 122) classOf[c - 32] = classOf[c]!
+          if (isLower(c)) classOf[c - CASE_BIT] = classOf[c]!
         }
       }
     }

@@ -2,6 +2,31 @@
 // and their text in RE2 syntax.
 
 import type { Ranges } from './tree'
+import {
+  AT_SIGN,
+  CARRIAGE_RETURN,
+  CASE_BIT,
+  COLON,
+  DELETE,
+  DIGIT_0,
+  DIGIT_9,
+  EXCLAMATION_MARK,
+  GRAVE_ACCENT,
+  isAlnum,
+  LEFT_BRACE,
+  LEFT_BRACKET,
+  LOWER_A,
+  LOWER_F,
+  LOWER_Z,
+  SLASH,
+  SPACE,
+  TAB,
+  TILDE,
+  UNDERSCORE,
+  UPPER_A,
+  UPPER_F,
+  UPPER_Z,
+} from '../values/chars'
 
 export function normalize(r: Ranges): Ranges {
   const sorted = r.filter(([a, b]) => a <= b).sort((x, y) => x[0] - y[0])
@@ -41,73 +66,72 @@ export function symdiffRanges(a: Ranges, b: Ranges, max: number): Ranges {
 export function asciiFold(r: Ranges): Ranges {
   const extra: Ranges = []
   for (const [a, b] of r) {
-    const lo = Math.max(a, 65)
-    const hi = Math.min(b, 90)
-    if (lo <= hi) extra.push([lo + 32, hi + 32])
-    const lo2 = Math.max(a, 97)
-    const hi2 = Math.min(b, 122)
-    if (lo2 <= hi2) extra.push([lo2 - 32, hi2 - 32])
+    const lo = Math.max(a, UPPER_A)
+    const hi = Math.min(b, UPPER_Z)
+    if (lo <= hi) extra.push([lo + CASE_BIT, hi + CASE_BIT])
+    const lo2 = Math.max(a, LOWER_A)
+    const hi2 = Math.min(b, LOWER_Z)
+    if (lo2 <= hi2) extra.push([lo2 - CASE_BIT, hi2 - CASE_BIT])
   }
   return normalize([...r, ...extra])
 }
 
 export const ASCII_CLASSES: Record<string, Ranges> = {
   alnum: [
-    [48, 57],
-    [65, 90],
-    [97, 122],
+    [DIGIT_0, DIGIT_9],
+    [UPPER_A, UPPER_Z],
+    [LOWER_A, LOWER_Z],
   ],
   alpha: [
-    [65, 90],
-    [97, 122],
+    [UPPER_A, UPPER_Z],
+    [LOWER_A, LOWER_Z],
   ],
-  ascii: [[0, 127]],
+  ascii: [[0, DELETE]],
   blank: [
-    [9, 9],
-    [32, 32],
+    [TAB, TAB],
+    [SPACE, SPACE],
   ],
   cntrl: [
-    [0, 31],
-    [127, 127],
+    [0, SPACE - 1],
+    [DELETE, DELETE],
   ],
-  digit: [[48, 57]],
-  graph: [[33, 126]],
-  lower: [[97, 122]],
-  print: [[32, 126]],
+  digit: [[DIGIT_0, DIGIT_9]],
+  graph: [[EXCLAMATION_MARK, TILDE]],
+  lower: [[LOWER_A, LOWER_Z]],
+  print: [[SPACE, TILDE]],
   punct: [
-    [33, 47],
-    [58, 64],
-    [91, 96],
-    [123, 126],
+    [EXCLAMATION_MARK, SLASH],
+    [COLON, AT_SIGN],
+    [LEFT_BRACKET, GRAVE_ACCENT],
+    [LEFT_BRACE, TILDE],
   ],
   space: [
-    [9, 13],
-    [32, 32],
+    [TAB, CARRIAGE_RETURN],
+    [SPACE, SPACE],
   ],
-  upper: [[65, 90]],
+  upper: [[UPPER_A, UPPER_Z]],
   word: [
-    [48, 57],
-    [65, 90],
-    [95, 95],
-    [97, 122],
+    [DIGIT_0, DIGIT_9],
+    [UPPER_A, UPPER_Z],
+    [UNDERSCORE, UNDERSCORE],
+    [LOWER_A, LOWER_Z],
   ],
   xdigit: [
-    [48, 57],
-    [65, 70],
-    [97, 102],
+    [DIGIT_0, DIGIT_9],
+    [UPPER_A, UPPER_F],
+    [LOWER_A, LOWER_F],
   ],
 }
 
-export const PERL_DIGIT: Ranges = [[48, 57]]
+export const PERL_DIGIT: Ranges = [[DIGIT_0, DIGIT_9]]
 export const PERL_SPACE: Ranges = [
-  [9, 13],
-  [32, 32],
+  [TAB, CARRIAGE_RETURN],
+  [SPACE, SPACE],
 ]
 export const PERL_WORD = ASCII_CLASSES.word as Ranges
 
 export function cpText(cp: number): string {
-  if ((cp >= 48 && cp <= 57) || (cp >= 65 && cp <= 90) || (cp >= 97 && cp <= 122))
-    return String.fromCharCode(cp)
+  if (isAlnum(cp)) return String.fromCharCode(cp)
   return `\\x{${cp.toString(16)}}`
 }
 

@@ -9,6 +9,7 @@
 //      <spaces>^^ <reason>
 
 import type { Type } from '../values/types'
+import { LINE_FEED } from '../values/chars'
 
 /** What went wrong, as a stable machine-readable code (the message is the vendor's text). */
 export type ExpressionErrorCode =
@@ -100,7 +101,7 @@ function position(text: string, offset: number): { line: number; column: number;
   let line = 1
   let lineStart = 0
   for (let i = 0; i < offset && i < text.length; i++) {
-    if (text.charCodeAt(i) === 10) {
+    if (text.charCodeAt(i) === LINE_FEED) {
       line++
       lineStart = i + 1
     }

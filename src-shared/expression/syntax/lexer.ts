@@ -7,6 +7,33 @@ import { utf8Bytes } from '../values/bytes'
 import type { Expectation, ExpressionErrorCode } from './errors'
 import { lastInNetwork, maskIp, parseIp, type IpRange } from '../values/ip'
 import type { IpAddress } from '../values/types'
+import {
+  BACKSLASH,
+  CARRIAGE_RETURN,
+  COLON,
+  DIGIT_0,
+  DIGIT_7,
+  DOT,
+  DOUBLE_QUOTE,
+  HASH,
+  HYPHEN,
+  isDigit,
+  isHexDigit,
+  isLower,
+  isUpper,
+  LEFT_BRACKET,
+  LINE_FEED,
+  LOWER_A,
+  LOWER_R,
+  LOWER_X,
+  PLUS,
+  RIGHT_BRACKET,
+  SLASH,
+  SPACE,
+  TAB,
+  UNDERSCORE,
+  UPPER_A,
+} from '../values/chars'
 
 /** The text being parsed, and the end of its trimmed part (the vendor trims first). */
 export interface Source {
@@ -73,21 +100,9 @@ export function expect(src: Source, pos: number, s: string): number {
 export function skipSpace(src: Source, pos: number): number {
   for (;;) {
     const c = codeAt(src, pos)
-    if (c === 32 || c === 10 || c === 13 || (c === 9 && src.lenient)) pos++
+    if (c === SPACE || c === LINE_FEED || c === CARRIAGE_RETURN || (c === TAB && src.lenient)) pos++
     else return pos
   }
-}
-
-export function isAlnum(c: number): boolean {
-  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122)
-}
-
-export function isHexDigit(c: number): boolean {
-  return (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102)
-}
-
-export function isIdentChar(c: number): boolean {
-  return isAlnum(c) || c === 95
 }
 
 /** One or more characters satisfying `pred`; else "expected <name>" over the rest. */
@@ -126,9 +141,9 @@ export type IntKind = 'i64' | 'u8' | 'u32'
 
 function digitValue(c: number, radix: number): number {
   let d = -1
-  if (c >= 48 && c <= 57) d = c - 48
-  else if (c >= 97 && c <= 122) d = c - 87
-  else if (c >= 65 && c <= 90) d = c - 55
+  if (isDigit(c)) d = c - DIGIT_0
+  else if (isLower(c)) d = c - LOWER_A + 10
+  else if (isUpper(c)) d = c - UPPER_A + 10
   return d >= 0 && d < radix ? d : -1
 }
 
@@ -139,9 +154,9 @@ export function parseRustInt(s: string, radix: number, kind: IntKind): bigint | 
   let i = 0
   let negative = false
   const first = s.charCodeAt(0)
-  if ((first === 43 || first === 45) && s.length === 1) return 'invalid digit found in string'
-  if (first === 43) i = 1
-  else if (first === 45 && signed) {
+  if ((first === PLUS || first === HYPHEN) && s.length === 1) return 'invalid digit found in string'
+  if (first === PLUS) i = 1
+  else if (first === HYPHEN && signed) {
     negative = true
     i = 1
   }
@@ -175,11 +190,11 @@ export function lexInt(src: Source, pos: number): [bigint, number] {
     const end = takeWhile(src, pos + 2, 'digit', isHexDigit)
     return [parseNumberSpan(src, pos + 2, end, 16), end]
   }
-  if (codeAt(src, pos) === 48) {
+  if (codeAt(src, pos) === DIGIT_0) {
     const end = takeWhile(src, pos, 'digit', isHexDigit)
     return [parseNumberSpan(src, pos, end, 8), end]
   }
-  const digitsStart = codeAt(src, pos) === 45 ? pos + 1 : pos
+  const digitsStart = codeAt(src, pos) === HYPHEN ? pos + 1 : pos
   const end = takeWhile(src, digitsStart, 'digit', isHexDigit)
   return [parseNumberSpan(src, pos, end, 10), end]
 }
@@ -218,18 +233,18 @@ export function lexQuotedString(src: Source, pos: number): [string, number] {
   for (;;) {
     if (p >= src.end) fail('missing-quote', 'could not find an ending quote', full, src.end)
     const c = codeAt(src, p)
-    if (c === 92) {
+    if (c === BACKSLASH) {
       const escPos = p + 1
       if (escPos >= src.end) fail('missing-quote', 'could not find an ending quote', full, src.end)
       const e = codeAt(src, escPos)
-      if (e === 34 || e === 92) {
+      if (e === DOUBLE_QUOTE || e === BACKSLASH) {
         out += String.fromCharCode(e)
         p = escPos + 1
-      } else if (e === 120) {
+      } else if (e === LOWER_X) {
         const [b, next] = fixedByte(src, escPos + 1, 2, 16)
         out += String.fromCharCode(b)
         p = next
-      } else if (e >= 48 && e <= 55) {
+      } else if (e >= DIGIT_0 && e <= DIGIT_7) {
         const [b, next] = fixedByte(src, escPos, 3, 8)
         out += String.fromCharCode(b)
         p = next
@@ -237,14 +252,14 @@ export function lexQuotedString(src: Source, pos: number): [string, number] {
         const len = e >= 0xd800 && e <= 0xdbff ? 2 : 1
         fail('invalid-escape', 'expected ", xHH or OOO after \\', escPos, escPos + len)
       }
-    } else if (c === 34) {
+    } else if (c === DOUBLE_QUOTE) {
       return [out, p + 1]
     } else {
       // copy a run of plain characters as UTF-8
       let q = p + 1
       while (q < src.end) {
         const d = src.text.charCodeAt(q)
-        if (d === 92 || d === 34) break
+        if (d === BACKSLASH || d === DOUBLE_QUOTE) break
         q++
       }
       src.steps += q - p
@@ -261,7 +276,7 @@ export function lexQuotedString(src: Source, pos: number): [string, number] {
 export function lexRawString(src: Source, pos: number): [string, number, number] {
   const full = pos
   let p = pos
-  while (codeAt(src, p) === 35) p++
+  while (codeAt(src, p) === HASH) p++
   const hashes = p - pos
   if (hashes > 255) {
     fail(
@@ -271,15 +286,15 @@ export function lexRawString(src: Source, pos: number): [string, number, number]
       src.end,
     )
   }
-  if (codeAt(src, p) !== 34) expectedName(src, '" or #', p)
+  if (codeAt(src, p) !== DOUBLE_QUOTE) expectedName(src, '" or #', p)
   const bodyStart = p + 1
   let q = bodyStart
   for (;;) {
     if (q >= src.end) fail('missing-quote', 'could not find an ending quote', full, src.end)
     const c = codeAt(src, q)
-    if (c === 34) {
+    if (c === DOUBLE_QUOTE) {
       let h = 0
-      while (q + 1 + h < src.end && codeAt(src, q + 1 + h) === 35) h++
+      while (q + 1 + h < src.end && codeAt(src, q + 1 + h) === HASH) h++
       if (h >= hashes) {
         return [src.text.slice(bodyStart, q), hashes, q + 1 + hashes]
       }
@@ -293,7 +308,7 @@ export function lexRawString(src: Source, pos: number): [string, number, number]
 function byteSeparator(src: Source, pos: number): number {
   const end = take(src, pos, 1)
   const c = src.text.charCodeAt(pos)
-  if (c === 58 || c === 45 || c === 46) return end
+  if (c === COLON || c === HYPHEN || c === DOT) return end
   fail('expected-name', 'expected byte separator', pos, end)
 }
 
@@ -306,7 +321,7 @@ export function lexHexBytes(src: Source, pos: number): [string, number] {
     ;[b, p] = fixedByte(src, p, 2, 16)
     out += String.fromCharCode(b)
     const c = codeAt(src, p)
-    if (c === 58 || c === 45 || c === 46) p++
+    if (c === COLON || c === HYPHEN || c === DOT) p++
     else return [out, p]
   }
 }
@@ -316,7 +331,7 @@ export type BytesFormat = 'quoted' | 'raw' | 'hex'
 /** Any Bytes literal: quoted, raw or hex bytes. */
 export function lexBytes(src: Source, pos: number): [string, number, BytesFormat] {
   const c = codeAt(src, pos)
-  if (c === 34 || c === 114) return lexQuotedOrRaw(src, pos)
+  if (c === DOUBLE_QUOTE || c === LOWER_R) return lexQuotedOrRaw(src, pos)
   if (c < 0) eofError(src, pos)
   const [v, next] = lexHexBytes(src, pos)
   return [v, next, 'hex']
@@ -325,11 +340,11 @@ export function lexBytes(src: Source, pos: number): [string, number, BytesFormat
 /** A quoted or raw string (wildcard patterns, function string arguments). */
 export function lexQuotedOrRaw(src: Source, pos: number): [string, number, BytesFormat] {
   const c = codeAt(src, pos)
-  if (c === 34) {
+  if (c === DOUBLE_QUOTE) {
     const [v, next] = lexQuotedString(src, pos + 1)
     return [v, next, 'quoted']
   }
-  if (c === 114) {
+  if (c === LOWER_R) {
     const [raw, , next] = lexRawString(src, pos + 1)
     return [utf8Bytes(raw), next, 'raw']
   }
@@ -347,11 +362,11 @@ export function lexRegexLiteral(
   pos: number,
 ): { pattern: string; bodyStart: number; bodyEnd: number; next: number; raw: boolean } {
   const c = codeAt(src, pos)
-  if (c === 114) {
+  if (c === LOWER_R) {
     const [raw, , next] = lexRawString(src, pos + 1)
     return { pattern: raw, bodyStart: pos, bodyEnd: src.end, next, raw: true }
   }
-  if (c !== 34) expectedLiteral(src, '"', pos)
+  if (c !== DOUBLE_QUOTE) expectedLiteral(src, '"', pos)
   const bodyStart = pos + 1
   let p = bodyStart
   let inClass = false
@@ -359,7 +374,7 @@ export function lexRegexLiteral(
   for (;;) {
     if (p >= src.end) fail('missing-quote', 'could not find an ending quote', bodyStart, src.end)
     const ch = codeAt(src, p)
-    if (ch === 92) {
+    if (ch === BACKSLASH) {
       if (p + 1 < src.end) {
         const e = src.text[p + 1] ?? ''
         if (inClass || e !== '"') out += '\\'
@@ -368,11 +383,11 @@ export function lexRegexLiteral(
       } else {
         p += 1
       }
-    } else if (ch === 34 && !inClass) {
+    } else if (ch === DOUBLE_QUOTE && !inClass) {
       return { pattern: out, bodyStart, bodyEnd: p, next: p + 1, raw: false }
     } else {
-      if (ch === 91 && !inClass) inClass = true
-      else if (ch === 93 && inClass) inClass = false
+      if (ch === LEFT_BRACKET && !inClass) inClass = true
+      else if (ch === RIGHT_BRACKET && inClass) inClass = false
       out += src.text[p] ?? ''
       p++
     }
@@ -383,7 +398,7 @@ export function lexRegexLiteral(
 // IP addresses, CIDRs and ranges
 
 function isIpChar(c: number): boolean {
-  return isHexDigit(c) || c === 58 || c === 46 || c === 47
+  return isHexDigit(c) || c === COLON || c === DOT || c === SLASH
 }
 
 const ADDR_SYNTAX = "couldn't parse address in network: invalid IP address syntax"
@@ -457,7 +472,7 @@ export function lexListName(src: Source, pos: number): [string, number] {
   let p = start
   for (;;) {
     const c = codeAt(src, p)
-    if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95 || c === 46) p++
+    if (isLower(c) || isDigit(c) || c === UNDERSCORE || c === DOT) p++
     else break
   }
   const name = src.text.slice(start, p)

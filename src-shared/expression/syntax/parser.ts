@@ -31,9 +31,6 @@ import {
   eofError,
   expect,
   fail,
-  isAlnum,
-  isHexDigit,
-  isIdentChar,
   lexBytes,
   lexInt,
   lexIntRange,
@@ -69,6 +66,18 @@ import {
 } from './messages'
 import { COMPARISON_OPS, LOGICAL_OPS, PRECEDENCE, type CmpOp } from './operators'
 import { compileWildcard, WildcardError } from '../values/wildcard'
+import {
+  DOLLAR,
+  DOUBLE_QUOTE,
+  HASH,
+  isAlnum,
+  isHexDigit,
+  isWordChar,
+  LEFT_PAREN,
+  LOWER_R,
+  RIGHT_PAREN,
+  UNDERSCORE,
+} from '../values/chars'
 
 export const MAX_EXPRESSION_LENGTH = 4096
 export const MAX_NESTING_DEPTH = 128
@@ -231,12 +240,12 @@ export class Parser {
         : undefined
     if (!op) return undefined
     const rest = pos + 3
-    return codeAt(this.src, skipSpace(this.src, rest)) === 40 ? { op, rest } : undefined
+    return codeAt(this.src, skipSpace(this.src, rest)) === LEFT_PAREN ? { op, rest } : undefined
   }
 
   parseSimple(pos: number): Typed<LogicalNode> {
     const src = this.src
-    if (codeAt(src, pos) === 40) {
+    if (codeAt(src, pos) === LEFT_PAREN) {
       return this.nested(pos, () => {
         const inner = this.parseLogical(skipSpace(src, pos + 1))
         const close = skipSpace(src, inner.end)
@@ -366,7 +375,7 @@ export class Parser {
     }
     const scalar = t === 'Ip' || t === 'Bytes' || t === 'Int'
     if (scalar && cmp.kind === 'in') {
-      if (codeAt(src, rhsPos) === 36) {
+      if (codeAt(src, rhsPos) === DOLLAR) {
         const [name, end] = lexListName(src, rhsPos)
         return done({ kind: 'inList', list: name, listSpan: span(rhsPos, end), opSpan }, end)
       }
@@ -510,7 +519,7 @@ export class Parser {
       if (startsWith(src, q, '*')) {
         q++
         step = { kind: 'mapEach', span: span(open, open) }
-      } else if (codeAt(src, q) === 34) {
+      } else if (codeAt(src, q) === DOUBLE_QUOTE) {
         const [bytes, end] = lexBytes(src, q)
         const key = bytesToTextStrict(bytes)
         if (key === undefined)
@@ -574,8 +583,8 @@ export class Parser {
       fail('expected-name', 'expected identifier character', pos, src.end, undefined, {
         kind: 'identifier',
       })
-    let p = takeWhile(src, pos, 'identifier character', isIdentChar)
-    while (startsWith(src, p, '.')) p = takeWhile(src, p + 1, 'identifier character', isIdentChar)
+    let p = takeWhile(src, pos, 'identifier character', isWordChar)
+    while (startsWith(src, p, '.')) p = takeWhile(src, p + 1, 'identifier character', isWordChar)
     const name = src.text.slice(pos, p)
     const field = this.scheme.fields.get(name)
     if (field)
@@ -604,7 +613,7 @@ export class Parser {
     let firstMapEach = 0
     let index = 0
     while (p < src.end) {
-      if (codeAt(src, p) === 41) break
+      if (codeAt(src, p) === RIGHT_PAREN) break
       if (index !== 0) p = expect(src, p, ',')
       p = skipSpace(src, p)
       const arg = this.parseFunctionArg(p)
@@ -675,9 +684,9 @@ export class Parser {
     const c = codeAt(src, pos)
     const c2 = codeAt(src, pos + 1)
     const c3 = codeAt(src, pos + 2)
-    const isField = (ch: number) => (isAlnum(ch) && !isHexDigit(ch)) || ch === 95
-    const isFieldOrInt = (ch: number) => isAlnum(ch) || ch === 95
-    if (c === 34 || (c === 114 && (c2 === 35 || c2 === 34))) {
+    const isField = (ch: number) => (isAlnum(ch) && !isHexDigit(ch)) || ch === UNDERSCORE
+    const isFieldOrInt = (ch: number) => isAlnum(ch) || ch === UNDERSCORE
+    if (c === DOUBLE_QUOTE || (c === LOWER_R && (c2 === HASH || c2 === DOUBLE_QUOTE))) {
       const [value, end] = lexBytes(src, pos)
       return {
         node: { kind: 'bytes', value, span: span(pos, end) },
@@ -687,7 +696,7 @@ export class Parser {
         mapEach: 0,
       }
     }
-    if (c === 40 || this.lexUnaryOp(pos) !== undefined || this.lexQuantifierCall(pos)) {
+    if (c === LEFT_PAREN || this.lexUnaryOp(pos) !== undefined || this.lexQuantifierCall(pos)) {
       const logical = this.parseLogical(pos)
       return {
         node: logical.node,

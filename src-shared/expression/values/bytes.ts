@@ -1,3 +1,4 @@
+import { BACKSLASH, DELETE, DOUBLE_QUOTE, SPACE } from './chars'
 // Byte strings. The language's Bytes values are held as "binary strings": one UTF-16 code unit
 // per byte (0..255). These helpers convert between text, Uint8Array and binary strings without
 // any Node API, so the module runs unchanged in the renderer.
@@ -93,10 +94,10 @@ export function quoteBytes(binary: string): string {
   let i = 0
   while (i < binary.length) {
     const c = binary.charCodeAt(i)
-    if (c === 0x22 || c === 0x5c) {
+    if (c === DOUBLE_QUOTE || c === BACKSLASH) {
       out += '\\' + binary[i]
       i++
-    } else if (c >= 0x20 && c < 0x7f) {
+    } else if (c >= SPACE && c < DELETE) {
       out += binary[i]
       i++
     } else if (c >= 0xc2 && c <= 0xf4) {
@@ -116,8 +117,4 @@ export function quoteBytes(binary: string): string {
     }
   }
   return out + '"'
-}
-
-export function isWordByte(c: number): boolean {
-  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95
 }

@@ -2,6 +2,7 @@
 // vendor's engine uses), canonical formatting, CIDR networks and sorted range sets.
 
 import type { IpAddress, Ipv4Address, Ipv6Address } from './types'
+import { COLON, DOT, hexDigitValue } from './chars'
 
 const MAX_V6 = (1n << 128n) - 1n
 
@@ -24,13 +25,6 @@ class Reader {
   }
 }
 
-function hexValue(c: number): number {
-  if (c >= 48 && c <= 57) return c - 48
-  if (c >= 97 && c <= 102) return c - 87
-  if (c >= 65 && c <= 70) return c - 55
-  return -1
-}
-
 /** std's read_number: up to `maxDigits` digits in `radix`; optional rejection of leading zeros. */
 function readNumber(
   r: Reader,
@@ -43,7 +37,7 @@ function readNumber(
   let value = 0
   let digits = 0
   while (digits < maxDigits) {
-    const d = hexValue(r.peek())
+    const d = hexDigitValue(r.peek())
     if (d < 0 || d >= radix) break
     if (digits === 1 && value === 0 && !allowZeroPrefix) {
       r.pos = start
@@ -69,7 +63,7 @@ function readIpv4(r: Reader): number | undefined {
   let n = 0
   for (let i = 0; i < 4; i++) {
     if (i > 0) {
-      if (r.peek() !== 46) {
+      if (r.peek() !== DOT) {
         r.pos = start
         return undefined
       }
@@ -91,7 +85,7 @@ function readGroups(r: Reader, groups: number[], offset: number, limit: number):
     if (i < limit - 1) {
       const save = r.pos
       if (i > 0) {
-        if (r.peek() === 58) r.pos++
+        if (r.peek() === COLON) r.pos++
         else {
           return [i, false]
         }
@@ -106,7 +100,7 @@ function readGroups(r: Reader, groups: number[], offset: number, limit: number):
     }
     const save = r.pos
     if (i > 0) {
-      if (r.peek() !== 58) return [i, false]
+      if (r.peek() !== COLON) return [i, false]
       r.pos++
     }
     const g = readNumber(r, 16, 4, true, 0xffff)
@@ -127,7 +121,7 @@ function readIpv6(r: Reader): bigint | undefined {
     groups = head
   } else {
     if (headIpv4) return undefined
-    if (r.s.charCodeAt(r.pos) !== 58 || r.s.charCodeAt(r.pos + 1) !== 58) return undefined
+    if (r.s.charCodeAt(r.pos) !== COLON || r.s.charCodeAt(r.pos + 1) !== COLON) return undefined
     r.pos += 2
     const tail: number[] = []
     // `::` stands for at least one group of zeros

@@ -1,3 +1,4 @@
+import { BACKSLASH, CARRIAGE_RETURN, DOUBLE_QUOTE, LINE_FEED, SPACE, TAB } from './chars'
 // A small JSON reader for lookup_json_string / lookup_json_integer. Unlike JSON.parse it keeps
 // each number's source text, so that `42.0` can be told apart from `42` (the vendor's
 // lookup_json_integer accepts only plain integers), and it works on the body's bytes.
@@ -28,7 +29,7 @@ export function parseJson(text: string): JsonValue | undefined {
   const ws = () => {
     for (;;) {
       const c = text.charCodeAt(pos)
-      if (c === 32 || c === 9 || c === 10 || c === 13) pos++
+      if (c === SPACE || c === TAB || c === LINE_FEED || c === CARRIAGE_RETURN) pos++
       else return
     }
   }
@@ -39,17 +40,17 @@ export function parseJson(text: string): JsonValue | undefined {
       const start = pos
       while (pos < text.length) {
         const c = text.charCodeAt(pos)
-        if (c === 34 || c === 92 || c < 32) break
+        if (c === DOUBLE_QUOTE || c === BACKSLASH || c < SPACE) break
         pos++
       }
       out += text.slice(start, pos)
       if (pos >= text.length) fail()
       const c = text.charCodeAt(pos)
-      if (c === 34) {
+      if (c === DOUBLE_QUOTE) {
         pos++
         return out
       }
-      if (c < 32) fail()
+      if (c < SPACE) fail()
       const e = text[pos + 1]
       pos += 2
       switch (e) {

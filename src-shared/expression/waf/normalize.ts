@@ -1,3 +1,4 @@
+import { DOT, hexDigitValue, HYPHEN, isAlnum, PERCENT, TILDE, UNDERSCORE } from '../values/chars'
 // URL path normalization as the vendor's `http_request_sanitize` phase does it
 // (docs/vendor-behaviour.md#url-normalisation): RFC 3986 mode percent-decodes unreserved
 // characters, upper-cases the remaining escapes, percent-encodes bytes that may not appear in a
@@ -8,23 +9,8 @@ export type NormalizationMode = 'cloudflare' | 'rfc3986' | 'none'
 
 const HEX = '0123456789ABCDEF'
 
-function hexVal(c: number): number {
-  if (c >= 48 && c <= 57) return c - 48
-  if (c >= 97 && c <= 102) return c - 87
-  if (c >= 65 && c <= 70) return c - 55
-  return -1
-}
-
 function isUnreserved(c: number): boolean {
-  return (
-    (c >= 65 && c <= 90) ||
-    (c >= 97 && c <= 122) ||
-    (c >= 48 && c <= 57) ||
-    c === 45 ||
-    c === 46 ||
-    c === 95 ||
-    c === 126
-  )
+  return isAlnum(c) || c === HYPHEN || c === DOT || c === UNDERSCORE || c === TILDE
 }
 
 /** Reserved characters kept as they are (gen-delims and sub-delims). */
@@ -38,9 +24,9 @@ function normalizeEscapes(path: string): string {
   let out = ''
   for (let i = 0; i < path.length; i++) {
     const c = path.charCodeAt(i)
-    if (c === 37) {
-      const h1 = hexVal(path.charCodeAt(i + 1))
-      const h2 = hexVal(path.charCodeAt(i + 2))
+    if (c === PERCENT) {
+      const h1 = hexDigitValue(path.charCodeAt(i + 1))
+      const h2 = hexDigitValue(path.charCodeAt(i + 2))
       if (h1 >= 0 && h2 >= 0) {
         const b = h1 * 16 + h2
         out += isUnreserved(b) ? String.fromCharCode(b) : encode(b)

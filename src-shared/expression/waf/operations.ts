@@ -8,13 +8,7 @@ import { formatIp } from '../values/ip'
 import { parseJson, type JsonValue } from '../values/json'
 import { hmacSha256 } from '../values/sha256'
 import type { IpAddress, Type, Value } from '../values/types'
-
-function hexVal(c: number): number {
-  if (c >= 48 && c <= 57) return c - 48
-  if (c >= 97 && c <= 102) return c - 87
-  if (c >= 65 && c <= 70) return c - 55
-  return -1
-}
+import { hexDigitValue, LOWER_U, PERCENT, PLUS, UPPER_U } from '../values/chars'
 
 // Runs of plain bytes are copied whole (one slice per run, not one concatenation per byte).
 function urlDecodeOnce(s: string, unicode: boolean): string {
@@ -23,14 +17,14 @@ function urlDecodeOnce(s: string, unicode: boolean): string {
   let run = 0
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i)
-    if (c !== 43 && c !== 37) continue
-    if (c === 43) {
+    if (c !== PLUS && c !== PERCENT) continue
+    if (c === PLUS) {
       out += s.slice(run, i) + ' '
       run = i + 1
       continue
     }
-    const h1 = hexVal(s.charCodeAt(i + 1))
-    const h2 = hexVal(s.charCodeAt(i + 2))
+    const h1 = hexDigitValue(s.charCodeAt(i + 1))
+    const h2 = hexDigitValue(s.charCodeAt(i + 2))
     if (h1 >= 0 && h2 >= 0) {
       out += s.slice(run, i) + String.fromCharCode(h1 * 16 + h2)
       i += 2
@@ -38,7 +32,7 @@ function urlDecodeOnce(s: string, unicode: boolean): string {
       continue
     }
     const u = s.charCodeAt(i + 1)
-    if (unicode && (u === 117 || u === 85)) {
+    if (unicode && (u === LOWER_U || u === UPPER_U)) {
       const hex = s.slice(i + 2, i + 6)
       if (/^[0-9a-fA-F]{4}$/.test(hex)) {
         let cp = parseInt(hex, 16)
