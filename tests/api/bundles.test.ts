@@ -14,10 +14,10 @@ import {
   OWASP_GENERIC_ATTACKS,
   OWASP_PACKAGE,
   PUBLIC_KEY,
-  SWITCH_MS,
   TRADITIONAL_PACKAGE,
   startSourceAndTarget,
   stopAndRemove,
+  migrationZone,
   previousPackages,
 } from './fixtures-zones'
 
@@ -224,32 +224,6 @@ async function previousSettings(on: Running, zone: string, name: string): Promis
       actions: [{ id: 'waf', value: 'off' }],
     }),
   )
-}
-
-/**
- * A zone whose migration off the previous product has begun (`validation`, Enterprise only) or,
- * with `pending`, completed once its switch-over is done.
- */
-async function migrationZone(
-  on: Running,
-  name: string,
-  mode: 'validation' | 'pending',
-): Promise<string> {
-  const zone = (await on.ok('/zones', post({ name, plan: 'enterprise', waf_product: 'previous' })))
-    .id
-  const config = await on.ok(`/zones/${zone}/waf_migration/config?phase_two=1`)
-  await on.ok(
-    `/zones/${zone}/rulesets/phases/http_request_firewall_managed/entrypoint?waf_migration=${mode}&phase_two=1`,
-    put(config),
-  )
-  // The zone's alarm completes a pending migration SWITCH_MS later.
-  while (
-    mode === 'pending' &&
-    (await on.ok(`/zones/${zone}/waf_migration/status`)).migration_state !== 'completed'
-  ) {
-    await new Promise((resolve) => setTimeout(resolve, SWITCH_MS / 4))
-  }
-  return zone
 }
 
 /** Every resource's answer through the vendor's API (and ours), by path. */
