@@ -223,21 +223,20 @@ function applyRulesets(parts: ZoneParts, before: ZoneContent, after: ZoneContent
 function applyPageRules(parts: ZoneParts, before: ZoneContent, after: ZoneContent): void {
   const old = byId(before.page_rules)
   const kept = new Set(after.page_rules.map((rule) => rule.id))
-  const pageRules = parts.pageRules
   for (const rule of before.page_rules) {
-    if (!kept.has(rule.id)) pageRules.delete(rule.id, parts.pageRuleContext())
+    if (!kept.has(rule.id)) parts.pageRules().delete(rule.id)
   }
   after.page_rules.forEach((rule, index) => {
     const { id: _id, created_on: _created, modified_on: _modified, ...body } = rule
     const was = old.get(rule.id)
     at(`/page_rules/${index}`, () => {
       if (was === undefined) {
-        pageRules.create(body, parts.pageRuleContext(given([rule.id], rule.created_on)))
+        parts.pageRules(given([rule.id], rule.created_on)).create(body)
         if (rule.modified_on !== rule.created_on) {
-          pageRules.edit(rule.id, body, parts.pageRuleContext(given([], rule.modified_on)))
+          parts.pageRules(given([], rule.modified_on)).edit(rule.id, body)
         }
       } else if (!sameContent(was, rule)) {
-        pageRules.edit(rule.id, body, parts.pageRuleContext())
+        parts.pageRules().edit(rule.id, body)
       }
     })
   })

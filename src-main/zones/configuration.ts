@@ -14,7 +14,7 @@ import type {
 import type { ManagedCatalog } from './catalog'
 import { Filters } from './firewall/filters'
 import { FirewallRules } from './firewall/firewall-rules'
-import type { PageRuleContext, PageRules } from './page-rules'
+import { PageRules } from './page-rules/page-rules'
 import type { LegacyCatalog } from './previous-waf/catalog'
 import {
   carriedOver,
@@ -64,8 +64,7 @@ export interface ZoneParts {
   firewallRules(identities?: Identities): FirewallRules
   /** refused (10400) for a zone on managed rulesets */
   previousWaf(identities?: Identities): PreviousWaf
-  pageRules: PageRules
-  pageRuleContext(identities?: Identities): PageRuleContext
+  pageRules(identities?: Identities): PageRules
 }
 
 export class ZoneConfiguration {
@@ -141,13 +140,14 @@ export class ZoneConfiguration {
           describe,
           ...identities,
         }),
-      pageRules: zone.pageRules,
-      pageRuleContext: (identities = own) => ({
-        plan: record.plan,
-        basePath,
-        describe,
-        ...identities,
-      }),
+      pageRules: (identities = own) =>
+        new PageRules({
+          store: zone.pageRules,
+          plan: record.plan,
+          basePath,
+          describe,
+          ...identities,
+        }),
     }
   }
 
@@ -227,19 +227,19 @@ export class ZoneConfiguration {
     )
   }
 
-  pageRules<R>(
-    zoneId: string,
-    work: (pageRules: PageRules, context: PageRuleContext) => R,
-  ): Promise<Awaited<R>> {
+  pageRules<R>(zoneId: string, work: (pageRules: PageRules) => R): Promise<Awaited<R>> {
     return this.zones.inZone(zoneId, (zone, record) =>
       zone.change(() =>
-        work(zone.pageRules, {
-          plan: record.plan,
-          now: this.timestamp,
-          newId: newVendorId,
-          describe: (note) => zone.describe(note),
-          basePath: `/zones/${zoneId}`,
-        }),
+        work(
+          new PageRules({
+            store: zone.pageRules,
+            plan: record.plan,
+            basePath: `/zones/${zoneId}`,
+            now: this.timestamp,
+            newId: newVendorId,
+            describe: (note) => zone.describe(note),
+          }),
+        ),
       ),
     )
   }

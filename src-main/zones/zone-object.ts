@@ -7,7 +7,7 @@ import { isOriginBookmark, type HistoryPoint } from '../storage'
 import type { WafProduct, ZonePlan, ZoneType } from '@shared/api/zones'
 import type { SecurityEventRecord } from './events'
 import { FirewallStore, FIREWALL_SCHEMA } from './firewall/store'
-import { PageRules, PAGE_RULES_SCHEMA } from './page-rules'
+import { PageRuleStore, PAGE_RULES_SCHEMA } from './page-rules/store'
 import { PreviousWafStore, PREVIOUS_WAF_SCHEMA } from './previous-waf/store'
 import { RefusedAfterWrite } from './problems'
 import { RULESET_SCHEMA, RULESET_SCHEMA_V2, RulesetStore } from './rulesets/store'
@@ -136,14 +136,14 @@ export class ZoneObject {
   readonly rulesets: RulesetStore
   readonly firewall: FirewallStore
   readonly previousWaf: PreviousWafStore
-  readonly pageRules: PageRules
+  readonly pageRules: PageRuleStore
   readonly samples: SampleStore
 
   constructor(private readonly ctx: ObjectContext) {
     this.rulesets = new RulesetStore(ctx)
     this.firewall = new FirewallStore(ctx)
     this.previousWaf = new PreviousWafStore(ctx)
-    this.pageRules = new PageRules(ctx)
+    this.pageRules = new PageRuleStore(ctx)
     this.samples = new SampleStore(ctx)
     // A new zone's schema is written together with its record (initialize), so that the first
     // point in its history is the zone as created, never an empty shell.

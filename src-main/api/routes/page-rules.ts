@@ -50,19 +50,14 @@ export const pageRuleRoutes: FastifyPluginAsyncTypebox<{
   app.post(
     '/zones/:zone_id/pagerules',
     { schema: { params: ZoneParams, body: PageRuleCreateBody } },
-    async (request) =>
-      ok(await inZone(request.params.zone_id, (p, context) => p.create(request.body, context))),
+    async (request) => ok(await inZone(request.params.zone_id, (p) => p.create(request.body))),
   )
 
   app.get(
     '/zones/:zone_id/pagerules/:pagerule_id',
     { schema: { params: RuleParams } },
     async (request) =>
-      ok(
-        await inZone(request.params.zone_id, (p, context) =>
-          p.get(request.params.pagerule_id, context.basePath),
-        ),
-      ),
+      ok(await inZone(request.params.zone_id, (p) => p.get(request.params.pagerule_id))),
   )
 
   // PUT replaces targets and actions (both required, priority and status kept unless given);
@@ -72,8 +67,8 @@ export const pageRuleRoutes: FastifyPluginAsyncTypebox<{
     { schema: { params: RuleParams, body: PageRuleCreateBody } },
     async (request) =>
       ok(
-        await inZone(request.params.zone_id, (p, context) =>
-          p.edit(request.params.pagerule_id, request.body, context),
+        await inZone(request.params.zone_id, (p) =>
+          p.edit(request.params.pagerule_id, request.body),
         ),
       ),
   )
@@ -83,8 +78,8 @@ export const pageRuleRoutes: FastifyPluginAsyncTypebox<{
     { schema: { params: RuleParams, body: PageRuleEditBody } },
     async (request) =>
       ok(
-        await inZone(request.params.zone_id, (p, context) =>
-          p.edit(request.params.pagerule_id, request.body, context),
+        await inZone(request.params.zone_id, (p) =>
+          p.edit(request.params.pagerule_id, request.body),
         ),
       ),
   )
@@ -93,10 +88,6 @@ export const pageRuleRoutes: FastifyPluginAsyncTypebox<{
     '/zones/:zone_id/pagerules/:pagerule_id',
     { schema: { params: RuleParams } },
     async (request) =>
-      ok(
-        await inZone(request.params.zone_id, (p, context) =>
-          p.delete(request.params.pagerule_id, context),
-        ),
-      ),
+      ok(await inZone(request.params.zone_id, (p) => p.delete(request.params.pagerule_id))),
   )
 }

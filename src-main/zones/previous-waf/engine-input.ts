@@ -2,7 +2,7 @@
 // settings give them, its page rules and URI-based overrides as expressions.
 
 import type { EnginePreviousWaf } from '../../engine'
-import { inPrecedence, pageRuleExpression, wafEffect } from '../page-rules'
+import { inPrecedence, pageRuleExpression, wafEffect } from '../page-rules/page-rules'
 import type { LegacyCatalog } from './catalog'
 import type { MigrationSnapshot } from './migration'
 

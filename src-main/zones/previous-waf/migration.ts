@@ -33,7 +33,7 @@ import type {
   WafOverride,
 } from '@shared/api/waf'
 import { orderFirewallRules, type EngineFirewallRule } from '../../engine'
-import { inPrecedence, pageRuleExpression, wafEffect } from '../page-rules'
+import { inPrecedence, pageRuleExpression, wafEffect } from '../page-rules/page-rules'
 import type { ZoneObject, ZoneRecord } from '../zone-object'
 import { allowedModes, type LegacyCatalog } from './catalog'
 import type { PreviousWafSettings } from './store'

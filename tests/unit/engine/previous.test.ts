@@ -24,7 +24,7 @@ import { LegacyCatalog, type LegacyRule } from '../../../src-main/zones/previous
 import { enginePreviousWaf } from '../../../src-main/zones/previous-waf/engine-input'
 import type { MigrationSnapshot } from '../../../src-main/zones/previous-waf/migration'
 import { DEFAULT_SETTINGS } from '../../../src-main/zones/previous-waf/store'
-import { pageRuleExpression } from '../../../src-main/zones/page-rules'
+import { pageRuleExpression } from '../../../src-main/zones/page-rules/page-rules'
 
 const TRADITIONAL = '1e334934fd7ae32ad705667f8c1057aa'
 const OWASP_PACKAGE = 'c504870194831cd12c3fc0284f294abb'

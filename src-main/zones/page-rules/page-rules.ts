@@ -12,15 +12,8 @@ import {
   type PageRuleCreate,
   type PageRuleEdit,
 } from '@shared/api/waf'
-import type { ObjectContext } from '../objects'
+import type { PageRuleStore } from './store'
 import { PAGE_RULE_ERRORS } from '@shared/api/error-codes'
-
-export const PAGE_RULES_SCHEMA: readonly string[] = [
-  `CREATE TABLE page_rules (
-     id TEXT PRIMARY KEY, targets TEXT NOT NULL, actions TEXT NOT NULL, priority INTEGER NOT NULL,
-     status TEXT NOT NULL, created_on TEXT NOT NULL, modified_on TEXT NOT NULL,
-     seq INTEGER NOT NULL)`,
-]
 
 const invalid = (reason: string) =>
   badRequest(PAGE_RULE_ERRORS.invalid, `Page Rule validation failed: ${reason}`)
@@ -78,7 +71,8 @@ export function inPrecedence(rules: readonly PageRule[]): PageRule[] {
   return rules.filter((rule) => rule.status === 'active').sort((a, b) => b.priority - a.priority)
 }
 
-export interface PageRuleContext {
+export interface PageRulesOptions {
+  store: PageRuleStore
   plan: ZonePlan
   /** the zone's path in the API, e.g. /zones/<id>, for the vendor's 7003 wording */
   basePath: string
@@ -87,48 +81,35 @@ export interface PageRuleContext {
   describe: (note: string) => void
 }
 
+/** The Page Rules API's semantics over one zone. */
 export class PageRules {
-  constructor(private readonly ctx: ObjectContext) {}
-
-  private get sql() {
-    return this.ctx.storage.sql
-  }
+  constructor(private readonly options: PageRulesOptions) {}
 
   /** In creation order. */
   list(): PageRule[] {
-    return this.sql
-      .exec('SELECT * FROM page_rules ORDER BY seq')
-      .toArray()
-      .map((row) => ({
-        id: String(row.id),
-        targets: JSON.parse(String(row.targets)) as PageRule['targets'],
-        actions: JSON.parse(String(row.actions)) as PageRule['actions'],
-        priority: Number(row.priority),
-        status: row.status as PageRule['status'],
-        created_on: String(row.created_on),
-        modified_on: String(row.modified_on),
-      }))
+    return this.options.store.list()
   }
 
-  get(id: string, basePath: string): PageRule {
-    const rule = this.list().find((r) => r.id === id)
-    if (rule === undefined) throw couldNotRoute(`${basePath}/pagerules/${id}`)
+  get(id: string): PageRule {
+    const rule = this.options.store.rule(id)
+    if (rule === undefined) throw couldNotRoute(`${this.options.basePath}/pagerules/${id}`)
     return rule
   }
 
-  create(body: PageRuleCreate, context: PageRuleContext): PageRule {
-    const count = Number(this.sql.exec('SELECT count(*) AS n FROM page_rules').one().n)
-    const quota = PAGE_RULE_QUOTA[context.plan]
+  create(body: PageRuleCreate): PageRule {
+    const count = this.options.store.count()
+    const { plan } = this.options
+    const quota = PAGE_RULE_QUOTA[plan]
     if (count >= quota) {
       throw new ApiError(
         400,
         PAGE_RULE_ERRORS.quota,
-        `Page Rule validation failed: the zone already has ${count} page rules, the most its ${context.plan} plan allows`,
+        `Page Rule validation failed: the zone already has ${count} page rules, the most its ${plan} plan allows`,
       )
     }
-    const at = context.now()
+    const at = this.options.now()
     const rule: PageRule = {
-      id: context.newId(),
+      id: this.options.newId(),
       targets: body.targets,
       actions: body.actions,
       priority: body.priority ?? 1,
@@ -136,7 +117,7 @@ export class PageRules {
       created_on: at,
       modified_on: at,
     }
-    this.save(rule, context, `Page rule ${rule.targets[0]!.constraint.value} created`)
+    this.save(rule, `Page rule ${rule.targets[0]!.constraint.value} created`)
     return rule
   }
 
@@ -144,46 +125,31 @@ export class PageRules {
    * PUT replaces the rule's content; PATCH changes what it names. Only the rule's own fields are
    * taken: a property the schema does not know is ignored, never stored nor answered back.
    */
-  edit(id: string, body: PageRuleEdit, context: PageRuleContext): PageRule {
-    const current = this.get(id, context.basePath)
+  edit(id: string, body: PageRuleEdit): PageRule {
+    const current = this.get(id)
     const rule: PageRule = {
       ...current,
       targets: body.targets ?? current.targets,
       actions: body.actions ?? current.actions,
       priority: body.priority ?? current.priority,
       status: body.status ?? current.status,
-      modified_on: context.now(),
+      modified_on: this.options.now(),
     }
-    this.save(rule, context, `Page rule ${rule.targets[0]!.constraint.value} changed`)
+    this.save(rule, `Page rule ${rule.targets[0]!.constraint.value} changed`)
     return rule
   }
 
-  delete(id: string, context: PageRuleContext): { id: string } {
-    const rule = this.get(id, context.basePath)
-    context.describe(`Page rule ${rule.targets[0]!.constraint.value} deleted`)
-    this.sql.exec('DELETE FROM page_rules WHERE id = ?', id)
+  delete(id: string): { id: string } {
+    const rule = this.get(id)
+    this.options.describe(`Page rule ${rule.targets[0]!.constraint.value} deleted`)
+    this.options.store.delete(id)
     return { id }
   }
 
-  private save(rule: PageRule, context: PageRuleContext, note: string): void {
+  private save(rule: PageRule, note: string): void {
     checkPattern(rule.targets[0]!.constraint.value)
     checkActions(rule.actions)
-    context.describe(note)
-    const seq =
-      this.sql.exec('SELECT seq FROM page_rules WHERE id = ?', rule.id).toArray()[0]?.seq ??
-      Number(this.sql.exec('SELECT coalesce(max(seq), 0) + 1 AS n FROM page_rules').one().n)
-    this.sql.exec(
-      `INSERT INTO page_rules VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (id) DO UPDATE SET targets = excluded.targets, actions = excluded.actions,
-         priority = excluded.priority, status = excluded.status, modified_on = excluded.modified_on`,
-      rule.id,
-      JSON.stringify(rule.targets),
-      JSON.stringify(rule.actions),
-      rule.priority,
-      rule.status,
-      rule.created_on,
-      rule.modified_on,
-      seq,
-    )
+    this.options.describe(note)
+    this.options.store.put(rule)
   }
 }
