@@ -2,9 +2,9 @@
 // a day of logs has millions. The most requested paths keep exact counts, and the summary says
 // when paths were dropped.
 import { describe, expect, it } from 'vitest'
-import { ReplayTally } from '@shared/replay/replay-tally'
+import { ReplayTally, type TalliedSimulation } from '@shared/replay/replay-tally'
 
-const passed = { ray_id: '0', outcome: 'passed', action: null, events: [] } as const
+const passed: TalliedSimulation = { ray_id: '0', outcome: 'passed', action: null, events: [] }
 
 describe('ReplayTally paths', () => {
   it('keeps at most twice its capacity of paths, the hot ones with exact counts', () => {
