@@ -59,8 +59,8 @@ interface CompiledRule {
   /** the starter's id (for %{rule.id} in the chain too) */
   id: number | undefined
   transformations: readonly Transformation[]
-  /** the transformations' names joined, the key of the transformation cache */
-  chainKey: string
+  /** the transformations' names joined, for each prefix of the chain: the transformation cache's keys */
+  prefixKeys: string[]
   operator: (parameter: string) => Operator
   /** `:/regex/` selectors: whether a key is selected */
   keyPatterns: Map<string, (key: string) => boolean>
@@ -161,7 +161,9 @@ export class CrsProgramRunner {
       rule,
       id,
       transformations,
-      chainKey: rule.transformations.join(','),
+      prefixKeys: rule.transformations.map((_, i) =>
+        rule.transformations.slice(0, i + 1).join(','),
+      ),
       operator,
       keyPatterns: new Map(),
       chain,
@@ -384,21 +386,35 @@ class Transaction {
     return transformed
   }
 
+  /**
+   * The value after the rule's transformations. Each prefix of a chain is remembered per value,
+   * so chains that begin alike (t:utf8toUnicode,t:urlDecodeUni,…) share their first steps, as
+   * ModSecurity's own transformation cache does.
+   */
   private transform(value: string, compiled: CompiledRule): string {
     const fns = compiled.transformations
     if (fns.length === 0) return value
-    let cache = this.transformed.get(compiled.chainKey)
-    if (cache === undefined) {
-      cache = new Map()
-      this.transformed.set(compiled.chainKey, cache)
+    const keys = compiled.prefixKeys
+    // the longest prefix already applied to this value
+    let done = fns.length
+    let out: string | undefined
+    while (done > 0) {
+      out = this.transformed.get(keys[done - 1]!)?.get(value)
+      if (out !== undefined) break
+      done--
     }
-    let out = cache.get(value)
-    if (out === undefined) {
-      out = value
-      for (const fn of fns) out = fn(out)
-      cache.set(value, out)
+    if (done === fns.length) return out!
+    let current = done === 0 ? value : out!
+    for (let i = done; i < fns.length; i++) {
+      current = fns[i]!(current)
+      let cache = this.transformed.get(keys[i]!)
+      if (cache === undefined) {
+        cache = new Map()
+        this.transformed.set(keys[i]!, cache)
+      }
+      cache.set(value, current)
     }
-    return out
+    return current
   }
 
   /**
