@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openZoneObjects, type ZoneObjects } from '../../src-main/zones/registry'
 import { EVENT_RETENTION_MS, type NewSecurityEvent } from '../../src-main/zones/events'
 import { FakeClock } from '../unit/objects/fake-clock'
-import { removeDataDir, startService, type Running } from './harness'
+import { removeDataDir, type Running, simulate, startService, zoneExecuting } from './harness'
 
 const GENERAL = 'efb7b8c949ac4650a09736fc376e9aee'
 const ATTACKS = readFileSync(
@@ -19,7 +19,6 @@ const ATTACKS = readFileSync(
 const DAY_MS = 24 * 3600 * 1000
 
 let running: Running
-let zoneCount = 0
 beforeAll(async () => {
   running = await startService()
 })
@@ -31,39 +30,11 @@ afterAll(async () => {
 const workbench = (zoneId: string, path: string) =>
   `${running.origin}/workbench/v1/zones/${zoneId}/${path}`
 
-async function zoneDeployingGeneral(): Promise<string> {
-  const zone = await running.call('/zones', {
-    method: 'POST',
-    json: { name: `events-${++zoneCount}.example`, plan: 'pro' },
-  })
-  const id = zone.body.result.id
-  const put = await running.call(
-    `/zones/${id}/rulesets/phases/http_request_firewall_managed/entrypoint`,
-    {
-      method: 'PUT',
-      json: {
-        rules: [{ action: 'execute', expression: 'true', action_parameters: { id: GENERAL } }],
-      },
-    },
-  )
-  expect(put.status).toBe(200)
-  return id
-}
-
 /** A request the general ruleset blocks, on a path of its own. */
 const attack = (path: string) => ({
   method: 'GET',
   url: `https://shop.example.com${path}?q=<script>alert(1)</script>`,
 })
-
-async function simulate(zoneId: string, request: unknown, query = '') {
-  const answer = await running.call(`${workbench(zoneId, 'simulate')}${query}`, {
-    method: 'POST',
-    json: request,
-  })
-  expect(answer.status).toBe(200)
-  return answer.body.result
-}
 
 async function replay(zoneId: string, query = '') {
   const answer = await running.call(`${workbench(zoneId, 'replay')}${query}`, {
@@ -92,7 +63,7 @@ const settings = (zoneId: string, json?: unknown) =>
 
 describe('events apart from history', () => {
   it('150 recorded simulations leave the zone’s history as it was', async () => {
-    const zone = await zoneDeployingGeneral()
+    const zone = await zoneExecuting(running, [GENERAL])
     await running.call(`/zones/${zone}`, { method: 'PATCH', json: { paused: true } })
     const before = await history(zone)
     expect(before.map((p: any) => p.note)).toEqual([
@@ -100,17 +71,17 @@ describe('events apart from history', () => {
       expect.any(String),
       expect.stringContaining('created'),
     ])
-    for (let i = 0; i < 150; i++) await simulate(zone, attack(`/p${i}`))
+    for (let i = 0; i < 150; i++) await simulate(running, zone, attack(`/p${i}`))
     expect(await history(zone)).toEqual(before)
     expect(await history(zone, '?limit=2')).toEqual(before.slice(0, 2))
     expect((await events(zone)).result).toHaveLength(150)
   })
 
   it('records a replay’s events only with ?record=true, and a simulation’s unless ?record=false', async () => {
-    const zone = await zoneDeployingGeneral()
+    const zone = await zoneExecuting(running, [GENERAL])
     expect((await replay(zone)).outcomes.blocked).toBeGreaterThan(0)
     expect((await events(zone)).result).toEqual([])
-    await simulate(zone, attack('/quiet'), '?record=false')
+    await simulate(running, zone, attack('/quiet'), '?record=false')
     expect((await events(zone)).result).toEqual([])
 
     const points = await history(zone)
@@ -122,10 +93,10 @@ describe('events apart from history', () => {
   })
 
   it('keeps the events recorded after a point the zone is restored to', async () => {
-    const zone = await zoneDeployingGeneral()
+    const zone = await zoneExecuting(running, [GENERAL])
     const [point] = await history(zone)
     await running.call(`/zones/${zone}`, { method: 'PATCH', json: { paused: true } })
-    await simulate(zone, attack('/after-the-point'))
+    await simulate(running, zone, attack('/after-the-point'))
     const restored = await running.call(workbench(zone, 'history/restore'), {
       method: 'POST',
       json: { bookmark: point.bookmark },
@@ -138,7 +109,7 @@ describe('events apart from history', () => {
 
 describe('the event log’s caps', () => {
   it('drops the oldest events past max_events and counts them', async () => {
-    const zone = await zoneDeployingGeneral()
+    const zone = await zoneExecuting(running, [GENERAL])
     const status = (await settings(zone)).body.result
     expect(status).toEqual({
       max_events: 100_000,
@@ -151,7 +122,7 @@ describe('the event log’s caps', () => {
       max_events: 5,
       dropped: 0,
     })
-    for (let i = 0; i < 8; i++) await simulate(zone, attack(`/e${i}`))
+    for (let i = 0; i < 8; i++) await simulate(running, zone, attack(`/e${i}`))
     const answer = await events(zone)
     expect(answer.result.map((e: any) => e.path)).toEqual(['/e7', '/e6', '/e5', '/e4', '/e3'])
     expect(answer.result_info).toEqual({ count: 5, stored_events: 5, dropped: 3 })
@@ -166,7 +137,7 @@ describe('the event log’s caps', () => {
   })
 
   it('drops the oldest events past max_bytes', async () => {
-    const zone = await zoneDeployingGeneral()
+    const zone = await zoneExecuting(running, [GENERAL])
     const maxBytes = 65_536
     await settings(zone, { max_bytes: maxBytes })
     for (let i = 0; i < 4; i++) await replay(zone, '?record=true')
@@ -183,7 +154,7 @@ describe('the event log’s caps', () => {
   })
 
   it('refuses caps out of bounds and unknown settings with 400, changing nothing', async () => {
-    const zone = await zoneDeployingGeneral()
+    const zone = await zoneExecuting(running, [GENERAL])
     const before = (await settings(zone)).body.result
     for (const body of [
       { max_bytes: 1000 },
@@ -204,9 +175,9 @@ describe('the event log’s caps', () => {
 
 describe('the event log across restarts and time', () => {
   it('keeps events, caps and the dropped count across a service restart', async () => {
-    const zone = await zoneDeployingGeneral()
+    const zone = await zoneExecuting(running, [GENERAL])
     await settings(zone, { max_events: 3 })
-    for (let i = 0; i < 4; i++) await simulate(zone, attack(`/r${i}`))
+    for (let i = 0; i < 4; i++) await simulate(running, zone, attack(`/r${i}`))
     const before = await events(zone)
     await running.stop()
     running = await startService(running.dataDir)
@@ -301,7 +272,7 @@ describe('events kept in the zone’s own object (the layout before)', () => {
   }
 
   it('hands them over to the log, lists configuration points only, and keeps them across a restore', async () => {
-    const zone = await zoneDeployingGeneral()
+    const zone = await zoneExecuting(running, [GENERAL])
     await running.stop()
     const objects = openZoneObjects(running.dataDir)
     const zoneObject = objects.zones.idFromName(zone)

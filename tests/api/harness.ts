@@ -135,3 +135,28 @@ export async function startService(
 export function removeDataDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true })
 }
+
+/** A new zone (on `plan`) whose managed-phase entry point executes `rulesets`: its id. */
+export async function zoneExecuting(
+  on: Running,
+  rulesets: string[],
+  plan = 'pro',
+): Promise<string> {
+  const zone = (await newZone(on, { plan })).id
+  await on.ok(
+    `/zones/${zone}/rulesets/phases/http_request_firewall_managed/entrypoint`,
+    put({
+      rules: rulesets.map((id) => ({
+        action: 'execute',
+        expression: 'true',
+        action_parameters: { id },
+      })),
+    }),
+  )
+  return zone
+}
+
+/** What the zone would do to `request`: the simulate route's result (`query`: `?record=…`). */
+export function simulate(on: Running, zone: string, request: unknown, query = ''): Promise<any> {
+  return on.ok(`${on.origin}/workbench/v1/zones/${zone}/simulate${query}`, post(request))
+}

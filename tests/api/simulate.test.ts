@@ -4,7 +4,14 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CREDENTIALS, removeDataDir, startService, type Running } from './harness'
+import {
+  CREDENTIALS,
+  removeDataDir,
+  type Running,
+  simulate,
+  startService,
+  zoneExecuting,
+} from './harness'
 
 const GENERAL = 'efb7b8c949ac4650a09736fc376e9aee'
 const OWASP = '4814384a9e5d4991b9815dcfc25d2f1f'
@@ -18,42 +25,9 @@ const lines = (file: string) =>
     .map((line) => JSON.parse(line))
 
 let running: Running
-let zoneCount = 0
-
-async function zoneDeploying(ids: string[], plan = 'pro'): Promise<string> {
-  const zone = await running.call('/zones', {
-    method: 'POST',
-    json: { name: `simulate-${++zoneCount}.example`, plan },
-  })
-  const id = zone.body.result.id
-  const put = await running.call(
-    `/zones/${id}/rulesets/phases/http_request_firewall_managed/entrypoint`,
-    {
-      method: 'PUT',
-      json: {
-        rules: ids.map((ruleset) => ({
-          action: 'execute',
-          expression: 'true',
-          action_parameters: { id: ruleset },
-        })),
-      },
-    },
-  )
-  expect(put.status).toBe(200)
-  return id
-}
 
 const workbench = (zoneId: string, path: string) =>
   `${running.origin}/workbench/v1/zones/${zoneId}/${path}`
-
-async function simulate(zoneId: string, request: unknown) {
-  const answer = await running.call(workbench(zoneId, 'simulate'), {
-    method: 'POST',
-    json: request,
-  })
-  expect(answer.status).toBe(200)
-  return answer.body.result
-}
 
 const wordpressLogin = (log: string, pwd: string) => ({
   method: 'POST',
@@ -73,8 +47,9 @@ afterAll(async () => {
 
 describe('POST simulate', () => {
   it('adds Exposed-Credential-Check toward the origin for leaked credentials, and lets them pass', async () => {
-    const zone = await zoneDeploying([ECC])
+    const zone = await zoneExecuting(running, [ECC])
     const result = await simulate(
+      running,
       zone,
       wordpressLogin('CF_EXPOSED_USERNAME', 'CF_EXPOSED_PASSWORD'),
     )
@@ -100,31 +75,35 @@ describe('POST simulate', () => {
   })
 
   it('finds the pairs of the shipped sample database, and not clean ones', async () => {
-    const zone = await zoneDeploying([ECC])
+    const zone = await zoneExecuting(running, [ECC])
     const json = (email: string, password: string) => ({
       method: 'POST',
       url: 'https://app.example.com/api/login',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ email, password }),
     })
-    expect((await simulate(zone, json('admin@example.com', 'password123'))).origin_headers).toEqual(
-      {
-        'Exposed-Credential-Check': '1',
-      },
+    expect(
+      (await simulate(running, zone, json('admin@example.com', 'password123'))).origin_headers,
+    ).toEqual({
+      'Exposed-Credential-Check': '1',
+    })
+    expect(
+      (await simulate(running, zone, json('ADMIN@example.com', 'password123'))).origin_headers,
+    ).toEqual({
+      'Exposed-Credential-Check': '1',
+    })
+    const clean = await simulate(
+      running,
+      zone,
+      json('admin@example.com', 'a-long-unleaked-passphrase'),
     )
-    expect((await simulate(zone, json('ADMIN@example.com', 'password123'))).origin_headers).toEqual(
-      {
-        'Exposed-Credential-Check': '1',
-      },
-    )
-    const clean = await simulate(zone, json('admin@example.com', 'a-long-unleaked-passphrase'))
     expect(clean.origin_headers).toEqual({})
     expect(clean.events).toEqual([])
   })
 
   it('blocks a request that already carries the Exposed-Credential-Check header', async () => {
-    const zone = await zoneDeploying([ECC])
-    const result = await simulate(zone, {
+    const zone = await zoneExecuting(running, [ECC])
+    const result = await simulate(running, zone, {
       method: 'GET',
       url: 'https://blog.example.org/',
       headers: { 'exposed-credential-check': '0' },
@@ -133,8 +112,8 @@ describe('POST simulate', () => {
   })
 
   it('blocks an attack with the general managed ruleset and says which rule stopped it', async () => {
-    const zone = await zoneDeploying([GENERAL, OWASP, ECC])
-    const result = await simulate(zone, {
+    const zone = await zoneExecuting(running, [GENERAL, OWASP, ECC])
+    const result = await simulate(running, zone, {
       method: 'GET',
       url: "https://shop.example.com/products?id=1' UNION SELECT username,password FROM users--",
     })
@@ -147,7 +126,7 @@ describe('POST simulate', () => {
   })
 
   it('challenges instead when the ruleset action is overridden, and the trace names the override', async () => {
-    const zone = await zoneDeploying([GENERAL])
+    const zone = await zoneExecuting(running, [GENERAL])
     const entrypoint = await running.call(
       `/zones/${zone}/rulesets/phases/http_request_firewall_managed/entrypoint`,
     )
@@ -160,7 +139,7 @@ describe('POST simulate', () => {
         action_parameters: { id: GENERAL, overrides: { action: 'managed_challenge' } },
       },
     })
-    const result = await simulate(zone, {
+    const result = await simulate(running, zone, {
       method: 'GET',
       url: 'https://shop.example.com/?q=<script>alert(document.cookie)</script>',
     })
@@ -174,7 +153,7 @@ describe('POST simulate', () => {
   })
 
   it('lets a firewall rule that bypasses the WAF skip the managed rules', async () => {
-    const zone = await zoneDeploying([GENERAL])
+    const zone = await zoneExecuting(running, [GENERAL])
     const created = await running.call(`/zones/${zone}/firewall/rules`, {
       method: 'POST',
       json: [
@@ -183,12 +162,12 @@ describe('POST simulate', () => {
     })
     expect(created.status).toBe(200)
     const attack = { method: 'GET', url: 'https://shop.example.com/?file=../../../../etc/passwd' }
-    expect((await simulate(zone, { ...attack, ip: '192.0.2.1' })).outcome).toBe('passed')
-    expect((await simulate(zone, { ...attack, ip: '192.0.2.2' })).outcome).toBe('blocked')
+    expect((await simulate(running, zone, { ...attack, ip: '192.0.2.1' })).outcome).toBe('passed')
+    expect((await simulate(running, zone, { ...attack, ip: '192.0.2.2' })).outcome).toBe('blocked')
   })
 
   it('refuses a malformed request description with a 400, and an unknown zone with a 404', async () => {
-    const zone = await zoneDeploying([GENERAL])
+    const zone = await zoneExecuting(running, [GENERAL])
     const bad = await running.call(workbench(zone, 'simulate'), {
       method: 'POST',
       json: { url: 'https://example.com/' },
@@ -206,7 +185,7 @@ describe('POST simulate', () => {
 
 describe('replay and events', () => {
   it('replays NDJSON traffic into a summary by outcome, rule and path', async () => {
-    const zone = await zoneDeploying([GENERAL])
+    const zone = await zoneExecuting(running, [GENERAL])
     const answer = await running.call(`${workbench(zone, 'replay')}?results=true`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-ndjson' },
@@ -229,7 +208,7 @@ describe('replay and events', () => {
   })
 
   it('streams progress lines and then the envelope', async () => {
-    const zone = await zoneDeploying([GENERAL])
+    const zone = await zoneExecuting(running, [GENERAL])
     const response = await fetch(`${workbench(zone, 'replay')}?stream=true&record=false`, {
       method: 'POST',
       headers: {
@@ -250,7 +229,7 @@ describe('replay and events', () => {
   })
 
   it('replays a HAR file', async () => {
-    const zone = await zoneDeploying([GENERAL])
+    const zone = await zoneExecuting(running, [GENERAL])
     const har = {
       log: {
         entries: [
@@ -277,7 +256,7 @@ describe('replay and events', () => {
   })
 
   it('refuses a replay with a bad line, naming it, and simulates none of it', async () => {
-    const zone = await zoneDeploying([GENERAL])
+    const zone = await zoneExecuting(running, [GENERAL])
     const body = `${JSON.stringify({ method: 'GET', url: 'https://a.example/?x=../../etc/passwd' })}\n{"method": 42}\n`
     const answer = await running.call(workbench(zone, 'replay'), {
       method: 'POST',
@@ -291,14 +270,14 @@ describe('replay and events', () => {
   })
 
   it('keeps events queryable by action, rule, host, path and time, out of the zone history', async () => {
-    const zone = await zoneDeploying([GENERAL, ECC])
+    const zone = await zoneExecuting(running, [GENERAL, ECC])
     const started = new Date().toISOString()
-    await simulate(zone, {
+    await simulate(running, zone, {
       method: 'GET',
       url: 'https://shop.example.com/?q=<script>alert(1)</script>',
     })
-    await simulate(zone, wordpressLogin('CF_EXPOSED_USERNAME', 'CF_EXPOSED_PASSWORD'))
-    await simulate(zone, { method: 'GET', url: 'https://shop.example.com/about' })
+    await simulate(running, zone, wordpressLogin('CF_EXPOSED_USERNAME', 'CF_EXPOSED_PASSWORD'))
+    await simulate(running, zone, { method: 'GET', url: 'https://shop.example.com/about' })
     const all = (await running.call(workbench(zone, 'events'))).body.result
     expect(all.map((e: any) => e.action).sort()).toEqual(['block', 'rewrite'])
     const query = async (q: string) =>
@@ -319,7 +298,7 @@ describe('replay and events', () => {
 
 describe('replay input', () => {
   it('reads NDJSON whose requests carry a header named log as NDJSON, not as a HAR file', async () => {
-    const zone = await zoneDeploying([GENERAL])
+    const zone = await zoneExecuting(running, [GENERAL])
     const line = JSON.stringify({ method: 'GET', url: 'https://a.example/', headers: { log: 'x' } })
     for (const body of [line, `${line}\n${line}`]) {
       const answer = await running.call(workbench(zone, 'replay'), {

@@ -15,6 +15,7 @@ import {
   put,
   removeDataDir,
   type Running,
+  simulate,
   startService,
 } from './harness'
 
@@ -139,10 +140,6 @@ async function createOverride(zone: string): Promise<string> {
     post({ urls: ['shop.example.com/*'], groups: { [OWASP_GENERIC_ATTACKS]: 'disable' } }),
   )
   return created.id
-}
-
-async function simulate(zone: string, request: unknown, on: Running = running): Promise<any> {
-  return on.ok(workbench(zone, 'simulate', on), post(request))
 }
 
 const sqli = (host: string, path = '/products') => ({
@@ -805,7 +802,7 @@ describe('while the switch-over is pending', () => {
   it('runs managed rulesets first, then the previous product', async () => {
     const zone = await createZone('pro', 'previous', slow)
     await deploy(zone.id, 'pending', slow)
-    const result = await simulate(zone.id, sqli(zone.name), slow)
+    const result = await simulate(slow, zone.id, sqli(zone.name))
     expect(result.outcome).toBe('blocked')
     const kinds: string[] = result.trace.map((n: any) => n.kind)
     expect(kinds).toContain('entrypoint_rule')
@@ -845,7 +842,7 @@ describe('while the switch-over is pending', () => {
 describe('the simulator in each state', () => {
   it('before the migration: only the previous product acts (events from waf)', async () => {
     const zone = await createZone('pro')
-    const result = await simulate(zone.id, sqli(zone.name))
+    const result = await simulate(running, zone.id, sqli(zone.name))
     expect(result.outcome).not.toBe('passed')
     expect(result.events.length).toBeGreaterThan(0)
     expect(result.events.every((e: any) => e.source === 'waf')).toBe(true)
@@ -862,7 +859,7 @@ describe('the simulator in each state', () => {
       `/zones/${zone.id}/pagerules`,
       post(pageRuleBody(`*${zone.name}/admin/*`, [{ id: 'disable_security' }], 1)),
     )
-    const admin = await simulate(zone.id, sqli(zone.name, '/admin/users'))
+    const admin = await simulate(running, zone.id, sqli(zone.name, '/admin/users'))
     expect(admin.outcome).toBe('passed')
     expect(admin.events).toEqual([])
     expect(admin.trace.find((n: any) => n.kind === 'page_rule')).toMatchObject({
@@ -876,11 +873,11 @@ describe('the simulator in each state', () => {
       `/zones/${zone.id}/firewall/waf/overrides`,
       post({ urls: [`${zone.name}/special/*`], groups: { [CLOUDFLARE_SPECIALS]: 'default' } }),
     )
-    const special = await simulate(zone.id, sqli(zone.name, '/special/x'))
+    const special = await simulate(running, zone.id, sqli(zone.name, '/special/x'))
     expect(special.trace.find((n: any) => n.kind === 'waf_override')).toMatchObject({
       rule_id: override.id,
     })
-    const elsewhere = await simulate(zone.id, sqli(zone.name, '/products'))
+    const elsewhere = await simulate(running, zone.id, sqli(zone.name, '/products'))
     expect(elsewhere.trace.some((n: any) => n.kind === 'waf_override')).toBe(false)
     expect(elsewhere.trace.some((n: any) => n.kind === 'page_rule')).toBe(false)
   })
@@ -897,7 +894,7 @@ describe('the simulator in each state', () => {
     }
     await running.ok(deployPath(zone.id, 'validation'), put(cfg))
 
-    const result = await simulate(zone.id, sqli(zone.name))
+    const result = await simulate(running, zone.id, sqli(zone.name))
     const kinds: string[] = result.trace.map((n: any) => n.kind)
     expect(kinds).toContain('entrypoint_rule')
     expect(kinds).toContain('waf_package')
@@ -910,7 +907,7 @@ describe('the simulator in each state', () => {
     const zone = await createZone('pro')
     await deploy(zone.id, 'pending')
     await switchOver(zone.id)
-    const result = await simulate(zone.id, sqli(zone.name))
+    const result = await simulate(running, zone.id, sqli(zone.name))
     expect(result.outcome).toBe('blocked')
     expect(result.events.length).toBeGreaterThan(0)
     expect(result.events.every((e: any) => e.source === 'firewallManaged')).toBe(true)
