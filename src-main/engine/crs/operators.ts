@@ -26,6 +26,8 @@ const isWordByte = (c: number | undefined) =>
  * limits, then the cast to int.
  */
 function atoi(text: string): number {
+  // Most values are short plain numbers, which need neither the clamp nor the cast.
+  if (text.length > 0 && text.length < 10 && /^\d+$/.test(text)) return Number(text)
   const m = /^[ \t\n\v\f\r]*([+-]?)(\d+)/.exec(text)
   if (!m) return 0
   let value = BigInt(m[2]!)

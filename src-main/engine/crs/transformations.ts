@@ -67,6 +67,7 @@ class Output {
  * code page 20127, else the low byte, full-width ASCII U+FF01..U+FF5E shifted back to ASCII).
  */
 function urlDecode(value: string, unicode: boolean): string {
+  if (!value.includes('%') && !value.includes('+')) return value
   const out = new Output()
   const n = value.length
   let i = 0
@@ -119,6 +120,7 @@ function strtolByte(digits: string, radix: number): number {
 
 /** `&quot; &amp; &lt; &gt; &nbsp;`, `&#DDD;` and `&#xHH;`, the semicolon optional. */
 function htmlEntityDecode(value: string): string {
+  if (!value.includes('&')) return value
   const out = new Output()
   const n = value.length
   let i = 0
@@ -183,6 +185,7 @@ const LETTER_ESCAPES = new Map([
 
 /** `\uHHHH` (low byte, full width shifted), `\xHH`, `\OOO` (one byte) and `\C`. */
 function jsDecode(value: string): string {
+  if (!value.includes('\\')) return value
   const out = new Output()
   const n = value.length
   let i = 0
@@ -230,6 +233,7 @@ function jsDecode(value: string): string {
 
 /** CSS 2 escapes: `\` and 1–6 hex digits (the last byte kept, full width shifted), `\` newline. */
 function cssDecode(value: string): string {
+  if (!value.includes('\\')) return value
   const out = new Output()
   const n = value.length
   let i = 0
@@ -269,6 +273,7 @@ function cssDecode(value: string): string {
 
 /** C escapes: `\a \b \f \n \r \t \v \\ \? \' \"`, `\xHH`, `\OOO`; any other `\C` becomes C. */
 function escapeSeqDecode(value: string): string {
+  if (!value.includes('\\')) return value
   const out = new Output()
   const n = value.length
   let i = 0
@@ -315,6 +320,7 @@ const SELF_ESCAPES = new Set([0x5c, 0x3f, 0x27, 0x22])
  * one keeps its lead byte after the escape, other bytes stay but NULs, which it drops.
  */
 function utf8toUnicode(value: string): string {
+  if (!/[\x80-\xff]/.test(value) && !value.includes('\0')) return value
   const n = value.length
   let out = ''
   let i = 0
@@ -420,6 +426,7 @@ function removeWhitespace(value: string): string {
 
 /** `/* … *\/` comments to one space each (an unclosed one too). */
 function replaceComments(value: string): string {
+  if (!value.includes('/*')) return value
   const out = new Output()
   const n = value.length
   let inComment = false
@@ -677,14 +684,6 @@ function base64DecodeExt(input: string): string {
 const digest = (algorithm: string) => (value: string) =>
   createHash(algorithm).update(value, 'latin1').digest().toString('latin1')
 
-function mapBytes(map: (c: number) => number): Transformation {
-  return (value) => {
-    const out = new Output()
-    for (let i = 0; i < value.length; i++) out.push(map(value.charCodeAt(i)))
-    return out.toString()
-  }
-}
-
 function trimLeft(value: string): string {
   let i = 0
   while (i < value.length && isSpace(value.charCodeAt(i))) i++
@@ -730,7 +729,7 @@ const TRANSFORMATIONS = new Map<string, Transformation>([
   ['normalizepath', (v) => normalizePath(v, false)],
   ['normalisepathwin', (v) => normalizePath(v, true)],
   ['normalizepathwin', (v) => normalizePath(v, true)],
-  ['lowercase', mapBytes(lower)],
+  ['lowercase', (v) => v.replace(/[A-Z]+/g, (upper) => upper.toLowerCase())],
   ['length', (v) => String(v.length)],
   ['sha1', digest('sha1')],
   ['md5', digest('md5')],
