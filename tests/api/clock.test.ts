@@ -24,21 +24,16 @@ afterAll(async () => {
   removeDataDir(running.dataDir)
 })
 
-async function ok(path: string, init?: Parameters<Running['call']>[1]): Promise<any> {
-  const answer = await running.call(path, init)
-  expect(answer.status, JSON.stringify(answer.body)).toBe(200)
-  return answer.body.result
-}
 const workbench = (zone: string, path: string) =>
   `${running.origin}/workbench/v1/zones/${zone}/${path}`
 
 it("stamps zones, rules, history, events and bundles with the clock's time", async () => {
-  const zone = await ok('/zones', { method: 'POST', json: { name: 'clock.example' } })
+  const zone = await running.ok('/zones', { method: 'POST', json: { name: 'clock.example' } })
   expect(zone.created_on).toBe(vendorTime(START))
   expect(zone.modified_on).toBe(vendorTime(START))
 
   await clock.advance(MINUTE_MS)
-  const deployed = await ok(
+  const deployed = await running.ok(
     `/zones/${zone.id}/rulesets/phases/http_request_firewall_managed/entrypoint`,
     {
       method: 'PUT',
@@ -48,22 +43,22 @@ it("stamps zones, rules, history, events and bundles with the clock's time", asy
     },
   )
   expect(deployed.last_updated).toBe(vendorTime(START + MINUTE_MS))
-  const [point] = await ok(workbench(zone.id, 'history'))
+  const [point] = await running.ok(workbench(zone.id, 'history'))
   expect(point.time).toBe(isoTime(START + MINUTE_MS))
 
   await clock.advance(MINUTE_MS)
-  const simulated = await ok(workbench(zone.id, 'simulate'), {
+  const simulated = await running.ok(workbench(zone.id, 'simulate'), {
     method: 'POST',
     json: { method: 'GET', url: 'https://clock.example/?q=<script>alert(1)</script>' },
   })
   expect(simulated.events.length).toBeGreaterThan(0)
-  const recorded = await ok(workbench(zone.id, 'events'))
+  const recorded = await running.ok(workbench(zone.id, 'events'))
   expect(recorded.map((event: any) => event.time)).toEqual(
     simulated.events.map(() => isoTime(START + 2 * MINUTE_MS)),
   )
 
   await clock.advance(MINUTE_MS)
-  const paused = await ok(`/zones/${zone.id}`, { method: 'PATCH', json: { paused: true } })
+  const paused = await running.ok(`/zones/${zone.id}`, { method: 'PATCH', json: { paused: true } })
   expect(paused.modified_on).toBe(vendorTime(START + 3 * MINUTE_MS))
   const exported = await running.call(workbench(zone.id, 'export?format=bundle'))
   expect(exported.body.exported_at).toBe(isoTime(START + 3 * MINUTE_MS))
