@@ -383,16 +383,3 @@ export const ERROR_CATALOGUE = {
   bundles,
   remote,
 } as const satisfies Record<string, Record<string, ErrorCodeEntry>>
-
-/** Every code once, with the names it goes by (`family.name`). */
-export function errorCodes(): Map<number, ErrorCodeEntry & { names: string[] }> {
-  const byCode = new Map<number, ErrorCodeEntry & { names: string[] }>()
-  for (const [family, entries] of Object.entries(ERROR_CATALOGUE)) {
-    for (const [name, entry] of Object.entries(entries) as [string, ErrorCodeEntry][]) {
-      const known = byCode.get(entry.code)
-      if (known === undefined) byCode.set(entry.code, { ...entry, names: [`${family}.${name}`] })
-      else known.names.push(`${family}.${name}`)
-    }
-  }
-  return byCode
-}
