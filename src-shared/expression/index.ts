@@ -1,6 +1,7 @@
 // The Rules language (the vendor's wirefilter expression language): lexer, parser, type checker
 // and compiler, shared by the main process (evaluation) and the renderer (validation, editing).
-// Pure TypeScript: no Node or Electron API.
+// Pure TypeScript: no Node or Electron API. This is its public surface; README.md gives the layers
+// behind it.
 
 export type {
   ArgNode,
