@@ -808,6 +808,21 @@ describe('OWASP anomaly scoring', () => {
       )
     })
 
+    it('neither runs nor scores an OWASP rule a skip rule names; the total drops by its score', () => {
+      const php = [...owaspRule.values()].find((r) => r.description.startsWith('933100:'))!.id
+      const decision = run(
+        {
+          zone: [
+            skip('skip-933100', { rules: { [OWASP]: [php] } }),
+            execute('owasp', OWASP, paranoia(1)),
+          ],
+        },
+        OWASP_ATTACK,
+      )
+      expect(child(decision, 'owasp', php)).toMatchObject({ not_evaluated: 'skipped' })
+      expect(child(decision, 'owasp', ANOMALY).total_score).toBe(20)
+    })
+
     it('applies each deployment’s threshold: 25 blocks the request, 60 lets it pass', () => {
       const decision = run(
         {
