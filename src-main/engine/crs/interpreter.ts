@@ -328,6 +328,11 @@ class Transaction {
     }
   }
 
+  /**
+   * ctl as CRS's own rules use it. ruleRemoveTargetById/ByTag and ruleRemoveByTag appear only in
+   * its application exclusion packages (REQUEST-903.*), which stay off as in the reference, and
+   * auditLogParts/auditEngine change no score.
+   */
   private control(name: string, value: string): void {
     switch (name.toLowerCase()) {
       case 'requestbodyprocessor':
