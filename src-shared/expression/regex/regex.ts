@@ -112,7 +112,7 @@ class Re2Regex implements CompiledRegex {
     private readonly re: RE2JS,
     /** most inputs lack what a match needs: they are refused without running the automaton */
     private readonly prefilter: Prefilter | undefined,
-    /** an exact one-pass test for the shapes regex-shortcuts.ts knows */
+    /** an exact one-pass test for the shapes shortcuts.ts knows */
     private readonly shortcut: ((binary: string) => boolean) | undefined,
   ) {
     this.groupCount = re.groupCount()

@@ -24,7 +24,7 @@ export interface Scheme {
 
 /**
  * The scheme an expression is read in. The language's own entry points are told it; the public
- * ones (waf/language.ts) default it to the vendor's.
+ * ones (../waf/language.ts) default it to the vendor's.
  */
 export interface InScheme {
   readonly scheme: Scheme
