@@ -2,6 +2,8 @@
 // managed rulesets with overrides and a skip rule, a custom ruleset, filters and firewall rules;
 // a zone on the previous product with page rules and a URI override; and zones mid-migration.
 
+import { expect } from 'vitest'
+import { FakeClock } from '../unit/objects/fake-clock'
 import { patch, post, put, removeDataDir, startService, type Running } from './harness'
 
 export const GENERAL = 'efb7b8c949ac4650a09736fc376e9aee'
@@ -13,13 +15,15 @@ export const OWASP_PACKAGE = 'c504870194831cd12c3fc0284f294abb'
 export const OWASP_GENERIC_ATTACKS = '5461c3844f6b5597986ae41d052a7cbd'
 export const CLOUDFLARE_SPECIALS = 'f90712123fb02287348dd34c0a282bb9'
 
-/** A migration's switch-over, two minutes by default, completes within the test. */
-export const SWITCH_MS = 200
+/** A migration's switch-over, two minutes as by default: migrationZone moves the clock past it. */
+const SWITCH_MS = 2 * 60_000
+/** The source service's clock, which stands still unless a test moves it. */
+const sourceClock = new FakeClock(Date.now())
 
-/** A service to build zones on (its migrations switch over within a test), and an empty one. */
+/** A service to build zones on (its clock moved by the tests), and an empty one. */
 export async function startSourceAndTarget(): Promise<{ source: Running; target: Running }> {
   const [source, target] = await Promise.all([
-    startService(undefined, { migrationSwitchMs: SWITCH_MS }),
+    startService(undefined, { migrationSwitchMs: SWITCH_MS, clock: sourceClock }),
     startService(),
   ])
   return { source, target }
@@ -184,7 +188,10 @@ export async function previousZone(on: Running, name: string): Promise<string> {
   return zone
 }
 
-/** A zone on the previous product whose migration is in validation, or completed. */
+/**
+ * A zone on the previous product whose migration is in validation, or completed: on the source
+ * service, whose clock is moved past the switch-over.
+ */
 export async function migrationZone(
   on: Running,
   name: string,
@@ -197,11 +204,10 @@ export async function migrationZone(
     `/zones/${zone}/rulesets/phases/http_request_firewall_managed/entrypoint?waf_migration=${mode}&phase_two=1`,
     put(config),
   )
-  while (
-    mode === 'pending' &&
-    (await on.ok(`/zones/${zone}/waf_migration/status`)).migration_state !== 'completed'
-  ) {
-    await new Promise((resolve) => setTimeout(resolve, SWITCH_MS / 4))
+  if (mode === 'pending') {
+    await sourceClock.advance(SWITCH_MS)
+    const status = await on.ok(`/zones/${zone}/waf_migration/status`)
+    expect(status.migration_state).toBe('completed')
   }
   return zone
 }
