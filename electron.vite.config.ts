@@ -11,11 +11,13 @@ export default defineConfig({
     build: {
       rollupOptions: {
         // Three entries over one core: the Electron shell, the headless (plain Node) shell and
-        // the command line (plain Node too).
+        // the command line (plain Node too); and the replay's worker thread, which
+        // src-main/replay/pool.ts finds beside them.
         input: {
           index: at('src-main/electron/main.ts'),
           headless: at('src-main/headless.ts'),
           cli: at('src-main/cli/main.ts'),
+          'replay-worker': at('src-main/replay/worker.ts'),
         },
       },
     },

@@ -85,6 +85,10 @@ export interface Service {
   zones: ZoneRegistry
   /** The leaked-credential database, for the shells' imports (file dialog, upload). */
   credentials: CredentialNamespace
+  /** What a zone would do to requests; a replay takes a zone's configuration from it. */
+  simulator: Simulator
+  /** The folder the managed catalog was read from (a replay's workers read it again). */
+  resourcesDir: string
   /** Starts the HTTP server; resolves to its origin, e.g. http://127.0.0.1:8787 */
   listen(): Promise<string>
   /** e.g. http://127.0.0.1:8787/client/v4 (after listen) */
@@ -229,6 +233,8 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     bridge,
     zones,
     credentials: objects.credentials,
+    simulator,
+    resourcesDir,
     async listen() {
       await server.listen({ host, port: options.api.port ?? 0 })
       const address = server.server.address() as AddressInfo

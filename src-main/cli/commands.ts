@@ -5,11 +5,13 @@
 
 import { readFileSync, writeFileSync } from 'node:fs'
 import { basename } from 'node:path'
+import type { Writable } from 'node:stream'
 import type { ParseArgsConfig } from 'node:util'
 import type { BundleImportResult, ConfigurationChange } from '@shared/api/bundle'
 import type { ApiMessage, Envelope } from '@shared/api/envelope'
 import type { RemoteApplyResult, RemotePlan, RemoteTarget } from '@shared/api/remote'
 import { API_PREFIX, WORKBENCH_PREFIX } from '../api/server'
+import { replayCommand } from './replay'
 import type { Workbench, WorkbenchRequest } from './workbench'
 
 /**
@@ -22,6 +24,11 @@ export interface Invocation {
   values: Record<string, string | boolean | undefined>
   positionals: string[]
   workbench: Workbench
+  /** the data dir the workbench is on */
+  dataDir: string
+  stdin: AsyncIterable<Uint8Array>
+  /** stdout as a stream, for output too large to hand over in one piece */
+  output: Writable
   json: boolean
   env: NodeJS.ProcessEnv
   /** writes one line to stdout */
@@ -37,6 +44,8 @@ export interface Command {
   /** the names of the arguments it takes before or among its options, in order */
   operands: string[]
   options: NonNullable<ParseArgsConfig['options']>
+  /** opens the workbench only if it calls it (replay needs no service for a bundle) */
+  standalone?: boolean
   run(invocation: Invocation): Promise<number>
 }
 
@@ -318,4 +327,5 @@ export const COMMANDS: Record<string, Command> = {
   pull: pullCommand,
   plan: planCommand,
   apply: applyCommand,
+  replay: replayCommand,
 }

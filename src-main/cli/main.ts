@@ -5,10 +5,11 @@
 // changes are pending.
 
 import { resolve } from 'node:path'
+import type { Writable } from 'node:stream'
 import { parseArgs } from 'node:util'
 import { defaultDataDir } from '../headless'
 import { ApiRefusal, COMMANDS, EXIT, UsageError, type Invocation } from './commands'
-import { openWorkbench } from './workbench'
+import { lazyWorkbench, openWorkbench } from './workbench'
 
 const COMMON_OPTIONS = {
   'data-dir': { type: 'string' },
@@ -33,6 +34,10 @@ export interface CliIo {
   env: NodeJS.ProcessEnv
   stdout(text: string): void
   stderr(text: string): void
+  /** the input a command reads (`replay`'s requests); the process's stdin when not given */
+  stdin?: AsyncIterable<Uint8Array>
+  /** stdout as a stream a command writes much to, heeding its back-pressure */
+  output?: Writable
 }
 
 const processIo: CliIo = {
@@ -80,7 +85,7 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     typeof values['data-dir'] === 'string' ? resolve(values['data-dir']) : defaultDataDir(io.env)
   let workbench
   try {
-    workbench = await openWorkbench(dataDir)
+    workbench = command.standalone === true ? lazyWorkbench(dataDir) : await openWorkbench(dataDir)
   } catch (error) {
     io.stderr(`${(error as Error).message}\n`)
     return EXIT.error
@@ -89,6 +94,9 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     values,
     positionals,
     workbench,
+    dataDir,
+    stdin: io.stdin ?? process.stdin,
+    output: io.output ?? process.stdout,
     json,
     env: io.env,
     stdout: (line) => io.stdout(`${line}\n`),

@@ -141,3 +141,24 @@ export async function openWorkbench(dataDir: string): Promise<Workbench> {
     `The data dir ${dataDir} is open in process ${running.pid}, which ${where} with the token of its preferences: stop it or wait for it to finish (if no workbench runs, delete ${runningServiceFile(dataDir)})`,
   )
 }
+
+/**
+ * The workbench of `dataDir`, opened at its first request: a command that may need none (replay
+ * of a bundle) neither opens the data dir nor waits on its service.
+ */
+export function lazyWorkbench(dataDir: string): Workbench {
+  let opened: Promise<Workbench> | undefined
+  let workbench: Workbench | undefined
+  return {
+    get description() {
+      return workbench?.description ?? dataDir
+    },
+    async request(request) {
+      workbench ??= await (opened ??= openWorkbench(dataDir))
+      return workbench.request(request)
+    },
+    async close() {
+      if (opened !== undefined) await (await opened).close()
+    },
+  }
+}
