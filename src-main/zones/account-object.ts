@@ -10,7 +10,7 @@ import { nameMatches, type NameSearch } from '@shared/api/zones'
 import type { ObjectContext } from '../objects'
 import type { ManagedRuleset } from './catalog'
 import { RULESET_SCHEMA, RULESET_SCHEMA_V2, RulesetStore } from './rulesets/store'
-import { migrateSchema, transact } from './zone-object'
+import { configurationVersion, migrateSchema, newIncarnation, transact } from './zone-object'
 
 const SCHEMA: readonly string[] = [
   `CREATE TABLE zones (id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_on TEXT NOT NULL)`,
@@ -43,10 +43,16 @@ export interface IndexRow extends ZoneIndexEntry {
 export class AccountObject {
   /** The account's own rulesets (its `root` entry points and custom rulesets). */
   readonly rulesets: RulesetStore
+  private readonly incarnation = newIncarnation()
 
   constructor(private readonly ctx: ObjectContext) {
     migrateSchema(ctx, SCHEMA)
     this.rulesets = new RulesetStore(ctx)
+  }
+
+  /** Changes only when the account's rulesets or another change through `change` does. */
+  configurationVersion(): string {
+    return configurationVersion(this.ctx, this.incarnation)
   }
 
   change<R>(work: () => R, options: { dryRun?: boolean } = {}): R {

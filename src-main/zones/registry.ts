@@ -232,7 +232,7 @@ export class ZoneRegistry {
       await this.inZone(id, (zone, record) => {
         if (changes.plan === 'free' && record.waf_product === 'previous')
           throw previousProductOnFree()
-        return zone.update(changes)
+        return zone.change(() => zone.update(changes))
       }),
     )
   }
@@ -253,7 +253,7 @@ export class ZoneRegistry {
       })
       return toZone(
         await this.inZone(id, (zone) =>
-          zone.update({ name, modified_on: vendorTimestamp(this.clock.now()) }),
+          zone.change(() => zone.update({ name, modified_on: vendorTimestamp(this.clock.now()) })),
         ),
       )
     })
@@ -409,7 +409,7 @@ export class ZoneRegistry {
         repaired.push(`Finished creating zone ${row.name} (${row.id}).`)
       }
       if (record.name !== row.name) {
-        await this.zoneObject(row.id, (z) => z.update({ name: row.name }))
+        await this.zoneObject(row.id, (z) => z.change(() => z.update({ name: row.name })))
         repaired.push(`Zone ${row.id} takes its indexed name ${row.name} (it was ${record.name}).`)
       }
     }

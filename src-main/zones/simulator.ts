@@ -1,6 +1,7 @@
 // What a zone would do to a request: gathers the zone's configuration from its object (and the
 // account's entry point from the account's), compiles it with the engine once per configuration
-// (recompiling only when a ruleset version or a firewall rule changes), evaluates the request
+// (recompiling only when the zone's or the account's configuration version moves on: no
+// gathering and hashing to find out), evaluates the request
 // with the credential database at hand, and records the security events it leaves when asked to
 // (in the zone's event log, not in its object).
 //
@@ -8,7 +9,7 @@
 // it (the managed rulesets first), managed rulesets after. `compare` runs each product alone, the
 // side-by-side view a team wants before cutting over.
 
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { requestContext, PHASE_MANAGED } from '@shared/expression'
 import type { Phase, RuleBody, Ruleset } from '@shared/api/rulesets'
 import type { SimulatedRequest, Simulation } from '@shared/api/simulate'
@@ -82,7 +83,7 @@ function urlParts(request: SimulatedRequest): { host: string; path: string } {
 }
 
 export class Simulator {
-  private readonly compiled = new Map<string, { key: string; compiled: Compiled }>()
+  private readonly compiled = new Map<string, { version: string; compiled: Compiled }>()
 
   constructor(
     private readonly zones: ZoneRegistry,
@@ -122,18 +123,28 @@ export class Simulator {
     return { ...zone, ...account }
   }
 
+  /**
+   * The version of what a zone's simulation reads, its own configuration and the account's: read
+   * before a compilation, so that a change during one makes the next request compile again.
+   */
+  async configurationVersion(zoneId: string): Promise<string> {
+    const zone = await this.zones.inZone(zoneId, (z) => z.configurationVersion())
+    const account = await this.zones.inAccount(ACCOUNT.id, (a) => a.configurationVersion())
+    return `${zone}/${account}`
+  }
+
   /** The compiled zone for its current configuration (compiled again only after a change). */
   private async compiledZone(zoneId: string, variant: Variant = 'zone'): Promise<Compiled> {
-    const gathered = await this.gather(zoneId, variant)
-    const key = createHash('sha1').update(JSON.stringify(gathered)).digest('hex')
+    const version = await this.configurationVersion(zoneId)
     const cacheKey = `${zoneId}/${variant}`
     const cached = this.compiled.get(cacheKey)
-    if (cached?.key === key) return cached.compiled
+    if (cached?.version === version) return cached.compiled
+    const gathered = await this.gather(zoneId, variant)
     const compiled = {
       zone: compileZone(zoneConfigOf(gathered, this.catalog)),
       generated: gathered.generatedEntrypoint !== undefined,
     }
-    this.compiled.set(cacheKey, { key, compiled })
+    this.compiled.set(cacheKey, { version, compiled })
     return compiled
   }
 

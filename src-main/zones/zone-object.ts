@@ -78,11 +78,53 @@ export function migrateSchema(ctx: ObjectContext, steps: readonly string[]): voi
 
 const DRY_RUN = Symbol('dry run')
 
+const VERSION_KEY = 'configuration_version'
+
+/**
+ * How many changes the object's configuration has had: transact counts each one inside its own
+ * transaction, so the count commits and rolls back with the change it counts.
+ */
+function storedVersion(ctx: ObjectContext): number {
+  const row = ctx.storage.sql
+    .exec('SELECT value FROM _wb_meta WHERE key = ?', VERSION_KEY)
+    .toArray()[0]
+  return Number(row?.value ?? 0)
+}
+
+/** Rows written through the object's connection since it opened (SQLite's total_changes()). */
+function rowsWritten(ctx: ObjectContext): number {
+  return Number(ctx.storage.sql.exec('SELECT total_changes() AS n').one().n)
+}
+
+function countChange(ctx: ObjectContext): void {
+  ctx.storage.sql.exec(
+    'INSERT INTO _wb_meta VALUES (?, 1) ON CONFLICT DO UPDATE SET value = value + 1',
+    VERSION_KEY,
+  )
+}
+
+/** Numbers the instances of objects made in this process (see configurationVersion). */
+let incarnations = 0
+
+/**
+ * The version of an object's configuration: equal for two reads only when no change came
+ * between them. A restore brings back the file with the count it had then, and restarts the
+ * object, so the count is paired with the instance that reads it.
+ */
+export function configurationVersion(ctx: ObjectContext, incarnation: number): string {
+  return `${incarnation}.${storedVersion(ctx)}`
+}
+
+/** A number no other object instance of this process has, for configurationVersion. */
+export function newIncarnation(): number {
+  return ++incarnations
+}
+
 /**
  * Runs one change of an object's configuration as a single atomic write: everything `work`
  * writes commits together, or (when it throws) nothing does. With `dryRun`, `work` runs to the
  * end, its answer is kept and its writes are rolled back. A RefusedAfterWrite commits what was
- * written and then refuses.
+ * written and then refuses. Each change that commits a write moves the configuration's version on.
  */
 export function transact<R>(
   ctx: ObjectContext,
@@ -93,14 +135,16 @@ export function transact<R>(
   let refusal: RefusedAfterWrite | undefined
   try {
     ctx.storage.transactionSync(() => {
+      const written = rowsWritten(ctx)
       try {
         answer = { value: work() }
       } catch (error) {
         if (!(error instanceof RefusedAfterWrite) || options.dryRun) throw error
         refusal = error
-        return
       }
       if (options.dryRun) throw DRY_RUN
+      // A read (the routes read through a change too) writes nothing and is no change.
+      if (rowsWritten(ctx) !== written) countChange(ctx)
     })
   } catch (error) {
     if (error !== DRY_RUN) throw error
@@ -138,6 +182,7 @@ export class ZoneObject {
   readonly previousWaf: PreviousWafStore
   readonly pageRules: PageRuleStore
   readonly samples: SampleStore
+  private readonly incarnation = newIncarnation()
 
   constructor(private readonly ctx: ObjectContext) {
     this.rulesets = new RulesetStore(ctx)
@@ -215,6 +260,11 @@ export class ZoneObject {
       const filter = this.firewall.filter(rule.filter_id)
       return filter === undefined ? [] : [{ ...rule, filter }]
     })
+  }
+
+  /** Changes only when the zone's configuration does (see configurationVersion). */
+  configurationVersion(): string {
+    return configurationVersion(this.ctx, this.incarnation)
   }
 
   /** Runs one configuration change atomically (see transact). */
