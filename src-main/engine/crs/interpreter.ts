@@ -77,6 +77,9 @@ interface CompiledRule {
   dynamicTargets: boolean
   /** each target as text: the same target in another rule shares its values */
   variableKeys: string[]
+  /** a rule reading one TX variable (`TX:paranoia_level`): its key, lower-cased, and name */
+  txKey: string | undefined
+  txName: string | undefined
 }
 
 /** Collections that rules change as they run: never shared between rules. */
@@ -173,6 +176,7 @@ export class CrsProgramRunner {
       transformedKey: `${JSON.stringify(rule.variables)} ${rule.transformations.join(',')}`,
       dynamicTargets: rule.variables.some((v) => DYNAMIC.has(v.collection)),
       variableKeys: rule.variables.map((v) => JSON.stringify(v)),
+      ...singleTxVariable(rule.variables),
     }
   }
 
@@ -243,7 +247,7 @@ class Transaction {
 
   /** Runs a rule and its chain; true when every link matched. */
   runChain(starter: CompiledRule): boolean {
-    this.matchedVars = []
+    if (this.matchedVars.length > 0) this.matchedVars = []
     for (let link: CompiledRule | undefined = starter; link !== undefined; link = link.chain) {
       if (!this.runRule(link)) return false
     }
@@ -443,6 +447,12 @@ class Transaction {
   private targets(compiled: CompiledRule): Entry[] {
     const variables = compiled.rule.variables
     if (variables.length === 0) return NO_TARGET
+    const txKey = compiled.txKey
+    if (txKey !== undefined) {
+      // `TX:name` alone, as the paranoia-level skips and most control rules read it.
+      const value = this.tx.get(txKey)
+      return value === undefined ? NO_TARGETS : [[compiled.txName!, value]]
+    }
     if (compiled.dynamicTargets) return this.expandTargets(compiled)
     let targets = this.expandedTargets.get(compiled.targetsKey)
     if (targets === undefined) {
@@ -675,6 +685,19 @@ type BodyCollections = Map<string, Entry[]>
 
 /** SecAction's one target: the operator always matches it. */
 const NO_TARGET: Entry[] = [['', '']]
+const NO_TARGETS: Entry[] = []
+
+function singleTxVariable(variables: readonly CrsVariable[]): {
+  txKey: string | undefined
+  txName: string | undefined
+} {
+  const [only, ...rest] = variables
+  if (only === undefined || rest.length > 0 || only.collection !== 'TX') return NO_TX
+  if (only.key === undefined || only.count || only.exclude) return NO_TX
+  const key = only.key.toLowerCase()
+  return { txKey: key, txName: `TX:${key}` }
+}
+const NO_TX = { txKey: undefined, txName: undefined }
 
 const isSpaceOrNbsp = (c: number) => c === 0x20 || (c >= 0x09 && c <= 0x0d) || c === 0xa0
 
