@@ -3,6 +3,7 @@
 // (https://github.com/owasp-modsecurity/ModSecurity/tree/v2/master/apache2): what counts as a
 // match, the captures it sets (TX.0–9), and its edge cases (empty values, atoi() on numbers).
 import ipaddr from 'ipaddr.js'
+import { isHexDigit, isWordChar } from '@shared/expression'
 import { detectSqli } from './libinjection/sqli'
 import { detectXss } from './libinjection/xss'
 import { compileCrsRegex } from './regex-dialect'
@@ -17,9 +18,6 @@ export interface OperatorContext {
 }
 
 const isSpace = (c: number) => c === 0x20 || (c >= 0x09 && c <= 0x0d)
-const isWordByte = (c: number | undefined) =>
-  c !== undefined &&
-  ((c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f)
 
 /**
  * C's atoi() as glibc has it: leading whitespace, a sign, digits; strtol()'s clamp at the long's
@@ -201,15 +199,12 @@ function byteRange(parameter: string, ruleId: number): CompiledOperator {
   }
 }
 
-const isHexByte = (c: number) =>
-  (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66)
-
 /** Whether every `%` starts two hexadecimal digits. */
 function validUrlEncoding(value: string): boolean {
   for (let i = 0; i < value.length; i++) {
     if (value.charCodeAt(i) !== 0x25) continue
     if (i + 2 >= value.length) return false
-    if (!isHexByte(value.charCodeAt(i + 1)) || !isHexByte(value.charCodeAt(i + 2))) return false
+    if (!isHexDigit(value.charCodeAt(i + 1)) || !isHexDigit(value.charCodeAt(i + 2))) return false
     i += 2
   }
   return true
@@ -248,7 +243,7 @@ function validUtf8(value: string): boolean {
 function containsWord(value: string, word: string): boolean {
   if (word.length === 0) return true
   for (let i = value.indexOf(word); i >= 0; i = value.indexOf(word, i + 1)) {
-    if (!isWordByte(value.charCodeAt(i - 1)) && !isWordByte(value.charCodeAt(i + word.length)))
+    if (!isWordChar(value.charCodeAt(i - 1)) && !isWordChar(value.charCodeAt(i + word.length)))
       return true
   }
   return false

@@ -11,7 +11,7 @@
 // makes PCRE's). What needs backtracking (look-around, back-references, atomic groups,
 // possessive quantifiers) is refused; the patterns of CRS that use it are hand-written below with
 // the same meaning.
-import { compileRegex, type CompiledRegex } from '@shared/expression'
+import { compileRegex, isAlnum, isDigit, isHexDigit, type CompiledRegex } from '@shared/expression'
 
 /** A pattern this module cannot carry over, with the PCRE feature that stops it. */
 export class UnsupportedPcre extends Error {}
@@ -30,11 +30,7 @@ function utf8(text: string): number[] {
   return [...new TextEncoder().encode(text)]
 }
 
-const isDigit = (c: number | undefined) => c !== undefined && c >= 0x30 && c <= 0x39
 const isOctal = (c: number | undefined) => c !== undefined && c >= 0x30 && c <= 0x37
-const isHexDigit = (c: number | undefined) =>
-  c !== undefined && (isDigit(c) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x66))
-const isAlnum = (c: number) => isDigit(c) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a)
 
 /** PCRE's class escapes with no Rust spelling, as Rust classes of bytes (no UTF mode). */
 const PCRE_CLASSES: Record<string, string> = {
@@ -109,11 +105,11 @@ class Rewriter {
   private countedRepetition(): string | undefined {
     let j = this.i + 1
     const b = this.b
-    if (!isDigit(b[j])) return undefined
-    while (isDigit(b[j])) j++
+    if (!isDigit(b[j] ?? -1)) return undefined
+    while (isDigit(b[j] ?? -1)) j++
     if (b[j] === 0x2c) {
       j++
-      while (isDigit(b[j])) j++
+      while (isDigit(b[j] ?? -1)) j++
     }
     if (b[j] !== 0x7d) return undefined
     return String.fromCharCode(...b.slice(this.i, j + 1))
@@ -224,7 +220,7 @@ class Rewriter {
         digits = String.fromCharCode(...b.slice(this.i + 1, close))
         this.i = close + 1
       } else {
-        while (digits.length < 2 && isHexDigit(b[this.i]))
+        while (digits.length < 2 && isHexDigit(b[this.i] ?? -1))
           digits += String.fromCharCode(b[this.i++]!)
       }
       const value = digits === '' ? 0 : parseInt(digits, 16)

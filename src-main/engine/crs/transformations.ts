@@ -5,6 +5,7 @@
 // Where that code reads a value as a C string (cmdLine, sqlHexDecode, utf8toUnicode,
 // base64Decode), it stops at the first NUL byte, and so do these.
 import { createHash } from 'node:crypto'
+import { isAlnum, isDigit, isHexDigit } from '@shared/expression'
 import { UNICODE_MAP } from './unicode-mapping'
 
 export type Transformation = (value: string) => string
@@ -13,10 +14,7 @@ const NBSP = 0xa0
 
 /** C's isspace() in the "C" locale: space, \t, \n, \v, \f, \r. */
 const isSpace = (c: number) => c === 0x20 || (c >= 0x09 && c <= 0x0d)
-const isDigit = (c: number) => c >= 0x30 && c <= 0x39
-const isHex = (c: number) => isDigit(c) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66)
 const isOctal = (c: number) => c >= 0x30 && c <= 0x37
-const isAlnum = (c: number) => isDigit(c) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a)
 const lower = (c: number) => (c >= 0x41 && c <= 0x5a ? c + 0x20 : c)
 
 /** A byte of `s`, or 0 past its end (ModSecurity's buffers end with a NUL). */
@@ -82,10 +80,10 @@ function urlDecode(value: string, unicode: boolean): string {
     } else if (unicode && (at(value, i + 1) | 0x20) === 0x75) {
       if (
         i + 5 < n &&
-        isHex(at(value, i + 2)) &&
-        isHex(at(value, i + 3)) &&
-        isHex(at(value, i + 4)) &&
-        isHex(at(value, i + 5))
+        isHexDigit(at(value, i + 2)) &&
+        isHexDigit(at(value, i + 3)) &&
+        isHexDigit(at(value, i + 4)) &&
+        isHexDigit(at(value, i + 5))
       ) {
         const mapped = UNICODE_MAP.get(parseInt(value.slice(i + 2, i + 6), 16))
         out.push(mapped ?? fullWidth(hexPair(value, i + 4), value, i + 2))
@@ -95,7 +93,7 @@ function urlDecode(value: string, unicode: boolean): string {
         out.push(at(value, i + 1))
         i += 2
       }
-    } else if (i + 2 < n && isHex(at(value, i + 1)) && isHex(at(value, i + 2))) {
+    } else if (i + 2 < n && isHexDigit(at(value, i + 1)) && isHexDigit(at(value, i + 2))) {
       out.push(hexPair(value, i + 1))
       i += 3
     } else {
@@ -137,7 +135,7 @@ function htmlEntityDecode(value: string): string {
           if (!hex || j + 1 < n) {
             if (hex) j++
             const start = j
-            while (j < n && (hex ? isHex : isDigit)(value.charCodeAt(j))) j++
+            while (j < n && (hex ? isHexDigit : isDigit)(value.charCodeAt(j))) j++
             if (j > start) {
               out.push(strtolByte(value.slice(start, j), hex ? 16 : 10))
               i = j < n && value.charCodeAt(j) === 0x3b ? j + 1 : j
@@ -200,14 +198,19 @@ function jsDecode(value: string): string {
     if (
       i + 5 < n &&
       next === 0x75 &&
-      isHex(at(value, i + 2)) &&
-      isHex(at(value, i + 3)) &&
-      isHex(at(value, i + 4)) &&
-      isHex(at(value, i + 5))
+      isHexDigit(at(value, i + 2)) &&
+      isHexDigit(at(value, i + 3)) &&
+      isHexDigit(at(value, i + 4)) &&
+      isHexDigit(at(value, i + 5))
     ) {
       out.push(fullWidth(hexPair(value, i + 4), value, i + 2))
       i += 6
-    } else if (i + 3 < n && next === 0x78 && isHex(at(value, i + 2)) && isHex(at(value, i + 3))) {
+    } else if (
+      i + 3 < n &&
+      next === 0x78 &&
+      isHexDigit(at(value, i + 2)) &&
+      isHexDigit(at(value, i + 3))
+    ) {
       out.push(hexPair(value, i + 2))
       i += 4
     } else if (i + 1 < n && isOctal(next)) {
@@ -250,7 +253,7 @@ function cssDecode(value: string): string {
     }
     i++
     let j = 0
-    while (j < 6 && i + j < n && isHex(value.charCodeAt(i + j))) j++
+    while (j < 6 && i + j < n && isHexDigit(value.charCodeAt(i + j))) j++
     if (j > 0) {
       let byte = j === 1 ? hexDigit(value.charCodeAt(i)) : hexPair(value, i + j - 2)
       const fullCheck =
@@ -289,7 +292,7 @@ function escapeSeqDecode(value: string): string {
     if (decoded !== -1) {
       i += 2
     } else if ((next | 0x20) === 0x78) {
-      if (i + 3 < n && isHex(value.charCodeAt(i + 2)) && isHex(value.charCodeAt(i + 3))) {
+      if (i + 3 < n && isHexDigit(value.charCodeAt(i + 2)) && isHexDigit(value.charCodeAt(i + 3))) {
         decoded = hexPair(value, i + 2)
         i += 4
       }
@@ -606,11 +609,11 @@ function sqlHexDecode(input: string): string {
     if (
       value.charCodeAt(i) === 0x30 &&
       (at(value, i + 1) | 0x20) === 0x78 &&
-      isHex(at(value, i + 2)) &&
-      isHex(at(value, i + 3))
+      isHexDigit(at(value, i + 2)) &&
+      isHexDigit(at(value, i + 3))
     ) {
       i += 2
-      while (isHex(at(value, i)) && isHex(at(value, i + 1))) {
+      while (isHexDigit(at(value, i)) && isHexDigit(at(value, i + 1))) {
         out.push(hexPair(value, i))
         i += 2
       }
