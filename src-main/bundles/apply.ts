@@ -77,7 +77,7 @@ const byId = <T extends { id: string }>(list: readonly T[]) =>
 /** Gives each id of `ids` in turn, all at `time`: what a part creates keeps the bundle's identity. */
 function given(ids: readonly string[], time: string): Identities {
   let next = 0
-  return { newId: () => ids[next++]!, now: () => time }
+  return { newId: () => ids[next++]!, timestamp: () => time }
 }
 
 /** A firewall rule as PUT …/firewall/rules takes it. */

@@ -54,7 +54,8 @@ const MANAGED_PHASE = PHASE_MANAGED as Phase
 /** Where what a change creates gets its ids and its time (the service's own unless given). */
 export interface Identities {
   newId: () => string
-  now: () => string
+  /** The time stamped on what is written, in the vendor's format: the clock's, unless given. */
+  timestamp: () => string
 }
 
 /** The API of each part of one zone's configuration, for a change that spans them all. */
@@ -88,7 +89,7 @@ export class ZoneConfiguration {
     work: (rulesets: Rulesets) => R,
     options: ChangeOptions = {},
   ): Promise<Awaited<R>> {
-    const common = { catalog: this.catalog, now: this.timestamp, newId: newVendorId }
+    const common = { catalog: this.catalog, timestamp: this.timestamp, newId: newVendorId }
     if ('zoneId' in owner) {
       return this.zones.inZone(owner.zoneId, (zone, record) =>
         zone.change(() => work(this.zoneRulesets(zone, record)), options),
@@ -117,7 +118,7 @@ export class ZoneConfiguration {
    * What the parts write is described by `describe` (the caller says it once for all).
    */
   zoneParts(zone: ZoneObject, record: ZoneRecord, describe: (note: string) => void): ZoneParts {
-    const own: Identities = { newId: newVendorId, now: this.timestamp }
+    const own: Identities = { newId: newVendorId, timestamp: this.timestamp }
     const basePath = `/zones/${record.id}`
     return {
       rulesets: (identities = own) =>
@@ -156,7 +157,7 @@ export class ZoneConfiguration {
     record: ZoneRecord,
     managedDeployments: 'as the zone stands' | 'migrating' = 'as the zone stands',
     writer: Identities & { describe: (note: string) => void } = {
-      now: this.timestamp,
+      timestamp: this.timestamp,
       newId: newVendorId,
       describe: (note) => zone.describe(note),
     },
@@ -183,7 +184,7 @@ export class ZoneConfiguration {
           new Filters({
             store: zone.firewall,
             basePath: `/zones/${zoneId}`,
-            now: this.timestamp,
+            timestamp: this.timestamp,
             newId: newVendorId,
             describe: (note) => zone.describe(note),
           }),
@@ -200,7 +201,7 @@ export class ZoneConfiguration {
             store: zone.firewall,
             plan: record.plan,
             basePath: `/zones/${zoneId}`,
-            now: this.timestamp,
+            timestamp: this.timestamp,
             newId: newVendorId,
             describe: (note) => zone.describe(note),
           }),
@@ -218,7 +219,7 @@ export class ZoneConfiguration {
             store: zone.previousWaf,
             catalog: this.legacy,
             record,
-            now: this.timestamp,
+            timestamp: this.timestamp,
             newId: newVendorId,
             describe: (note) => zone.describe(note),
           }),
@@ -235,7 +236,7 @@ export class ZoneConfiguration {
             store: zone.pageRules,
             plan: record.plan,
             basePath: `/zones/${zoneId}`,
-            now: this.timestamp,
+            timestamp: this.timestamp,
             newId: newVendorId,
             describe: (note) => zone.describe(note),
           }),

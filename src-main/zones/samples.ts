@@ -14,7 +14,8 @@ export const SAMPLES_SCHEMA: readonly string[] = [
 export interface SampleContext {
   /** the zone's path in the API, for the 7003 wording */
   basePath: string
-  now: () => string
+  /** The time stamped on what is written, in the vendor's format (the service's clock). */
+  timestamp: () => string
   newId: () => string
   describe: (note: string) => void
 }
@@ -48,7 +49,7 @@ export class SampleStore {
   }
 
   create(body: SampleBody, context: SampleContext): Sample {
-    const at = context.now()
+    const at = context.timestamp()
     const sample: Sample = { id: context.newId(), ...body, created_on: at, modified_on: at }
     context.describe(`Sample request ${sample.name} saved (expected ${sample.expected})`)
     this.write(sample)
@@ -57,7 +58,7 @@ export class SampleStore {
 
   replace(id: string, body: SampleBody, context: SampleContext): Sample {
     const current = this.get(id, context.basePath)
-    const sample: Sample = { ...current, ...body, modified_on: context.now() }
+    const sample: Sample = { ...current, ...body, modified_on: context.timestamp() }
     context.describe(`Sample request ${sample.name} changed (expected ${sample.expected})`)
     this.write(sample)
     return sample

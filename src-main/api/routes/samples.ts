@@ -23,7 +23,7 @@ export const sampleRoutes: FastifyPluginAsyncTypebox<{
       zone.change(() =>
         work(zone.samples, {
           basePath: `/zones/${zoneId}`,
-          now: () => vendorTimestamp(clock.now()),
+          timestamp: () => vendorTimestamp(clock.now()),
           newId: newVendorId,
           describe: (note) => zone.describe(note),
         }),

@@ -22,7 +22,8 @@ export interface FilterQuery {
 export interface FirewallPartOptions {
   store: FirewallStore
   basePath: string
-  now: () => string
+  /** The time stamped on what is written, in the vendor's format (the service's clock). */
+  timestamp: () => string
   newId: () => string
   describe: (note: string) => void
 }

@@ -78,7 +78,7 @@ export class FirewallRules {
     const problems = new Problems()
     if (inputs.length === 0)
       problems.add(FIREWALL_ERRORS.nothingToDo, 'no firewall rules to create')
-    const at = this.options.now()
+    const at = this.options.timestamp()
     const inlineFilters: Filter[] = []
     const claimed = new Set<string>()
     const rules = inputs.flatMap((input, index): StoredFirewallRule[] => {
@@ -130,7 +130,7 @@ export class FirewallRules {
     const problems = new Problems()
     if (inputs.length === 0)
       problems.add(FIREWALL_ERRORS.nothingToDo, 'no firewall rules to update')
-    const at = this.options.now()
+    const at = this.options.timestamp()
     const rules = inputs.flatMap((input, index): StoredFirewallRule[] => {
       const existing = this.store.rule(input.id)
       if (existing === undefined) {
@@ -183,7 +183,7 @@ export class FirewallRules {
 
   setPriorities(updates: PriorityUpdate[]): FirewallRule[] {
     const problems = new Problems()
-    const at = this.options.now()
+    const at = this.options.timestamp()
     const rules = updates.flatMap((update, index): StoredFirewallRule[] => {
       const existing = this.store.rule(update.id)
       if (existing === undefined) {

@@ -76,7 +76,8 @@ export interface PageRulesOptions {
   plan: ZonePlan
   /** the zone's path in the API, e.g. /zones/<id>, for the vendor's 7003 wording */
   basePath: string
-  now: () => string
+  /** The time stamped on what is written, in the vendor's format (the service's clock). */
+  timestamp: () => string
   newId: () => string
   describe: (note: string) => void
 }
@@ -107,7 +108,7 @@ export class PageRules {
         `Page Rule validation failed: the zone already has ${count} page rules, the most its ${plan} plan allows`,
       )
     }
-    const at = this.options.now()
+    const at = this.options.timestamp()
     const rule: PageRule = {
       id: this.options.newId(),
       targets: body.targets,
@@ -133,7 +134,7 @@ export class PageRules {
       actions: body.actions ?? current.actions,
       priority: body.priority ?? current.priority,
       status: body.status ?? current.status,
-      modified_on: this.options.now(),
+      modified_on: this.options.timestamp(),
     }
     this.save(rule, `Page rule ${rule.targets[0]!.constraint.value} changed`)
     return rule

@@ -26,7 +26,8 @@ export interface PreviousWafOptions {
   store: PreviousWafStore
   catalog: LegacyCatalog
   record: ZoneRecord
-  now: () => string
+  /** The time stamped on what is written, in the vendor's format (the service's clock). */
+  timestamp: () => string
   newId: () => string
   describe: (note: string) => void
 }
@@ -304,7 +305,7 @@ export class PreviousWaf {
 
   editSetting(value: 'on' | 'off'): WafSetting {
     this.options.describe(`Zone setting waf: ${this.store.settings().waf} → ${value}`)
-    this.store.saveSettings({ waf: value, waf_modified_on: this.options.now() })
+    this.store.saveSettings({ waf: value, waf_modified_on: this.options.timestamp() })
     return this.setting()
   }
 }

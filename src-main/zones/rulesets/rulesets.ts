@@ -30,7 +30,8 @@ export interface RulesetsOptions {
   scope: 'zone' | 'account'
   /** the path of the object in the API, e.g. /zones/<id>, for the vendor's 7003 wording */
   basePath: string
-  now: () => string
+  /** The time stamped on what is written, in the vendor's format (the service's clock). */
+  timestamp: () => string
   newId: () => string
   /** says what the write about to happen changes, for the zone's history */
   describe: (note: string) => void
@@ -542,7 +543,7 @@ export class Rulesets {
       ...(action_parameters === undefined ? {} : { action_parameters }),
       expression,
       description,
-      last_updated: this.options.now(),
+      last_updated: this.options.timestamp(),
       ref: finalRef,
       ...rest,
     }
@@ -571,7 +572,7 @@ export class Rulesets {
       kind: shell.kind,
       version: String(version),
       rules,
-      last_updated: this.options.now(),
+      last_updated: this.options.timestamp(),
       phase: shell.phase,
     }
   }
