@@ -5,7 +5,7 @@
 import { createGunzip } from 'node:zlib'
 import { Readable } from 'node:stream'
 import { badRequest } from '@shared/api/errors'
-import { REPLAY_FORMAT_INVALID, REPLAY_FORMAT_UNKNOWN } from './errors'
+import { REPLAY_ERRORS } from '@shared/api/error-codes'
 import { linesOf, type Line } from './lines'
 import { combinedRequestOfLine, isCombinedLine } from './formats/combined'
 import { harRequests } from './formats/har'
@@ -35,7 +35,7 @@ export interface ReplayInput {
 export function replayFormatOf(name: string): ReplayFormat {
   if ((REPLAY_FORMATS as readonly string[]).includes(name)) return name as ReplayFormat
   throw badRequest(
-    REPLAY_FORMAT_INVALID,
+    REPLAY_ERRORS.formatInvalid,
     `Unknown replay format "${name}": use one of ${REPLAY_FORMATS.join(', ')}`,
   )
 }
@@ -116,7 +116,7 @@ export async function openReplayInput(
   const format = named ?? (firstLine === undefined ? 'requests' : detectFormat(firstLine))
   if (format === undefined) {
     throw badRequest(
-      REPLAY_FORMAT_UNKNOWN,
+      REPLAY_ERRORS.formatUnknown,
       `Could not tell the replay's format from its first line (${JSON.stringify(firstLine!.slice(0, 80))}): name one of ${REPLAY_FORMATS.join(', ')}`,
     )
   }

@@ -2,7 +2,7 @@
 // and the chunk it came in, whatever the size of the input.
 
 import { badRequest } from '@shared/api/errors'
-import { REPLAY_LINE_TOO_LONG } from './errors'
+import { REPLAY_ERRORS } from '@shared/api/error-codes'
 
 export interface Line {
   /** the line's text (UTF-8; an invalid sequence reads as U+FFFD), without its end of line */
@@ -51,5 +51,5 @@ export async function* linesOf(
 }
 
 function tooLong(line: number, limit: number) {
-  return badRequest(REPLAY_LINE_TOO_LONG, `Line ${line} is longer than ${limit} bytes`)
+  return badRequest(REPLAY_ERRORS.lineTooLong, `Line ${line} is longer than ${limit} bytes`)
 }

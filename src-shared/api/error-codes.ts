@@ -363,6 +363,22 @@ const remote = {
   },
 } as const satisfies Record<string, ErrorCodeEntry>
 
+/** Reading a replay's input (src-main/replay): the vendor has no replay. */
+const replay = {
+  formatUnknown: {
+    code: 10520,
+    statuses: [400],
+    meaning:
+      'an input whose first line is in none of the formats a replay reads, and no format named',
+  },
+  formatInvalid: { code: 10521, statuses: [400], meaning: 'a format name a replay does not read' },
+  lineTooLong: {
+    code: 10522,
+    statuses: [400],
+    meaning: 'a line, or a HAR entry, larger than a replay reads at once',
+  },
+} as const satisfies Record<string, ErrorCodeEntry>
+
 export const API_ERRORS = codesOf(api)
 export const FIREWALL_ERRORS = codesOf(firewall)
 export const RULESET_ERRORS = codesOf(rulesets)
@@ -371,6 +387,7 @@ export const PREVIOUS_WAF_ERRORS = codesOf(previousWaf)
 export const PAGE_RULE_ERRORS = codesOf(pageRules)
 export const BUNDLE_ERRORS = codesOf(bundles)
 export const REMOTE_ERRORS = codesOf(remote)
+export const REPLAY_ERRORS = codesOf(replay)
 
 /** The catalogue by family, then by name. */
 export const ERROR_CATALOGUE = {
@@ -382,4 +399,5 @@ export const ERROR_CATALOGUE = {
   pageRules,
   bundles,
   remote,
+  replay,
 } as const satisfies Record<string, Record<string, ErrorCodeEntry>>

@@ -8,7 +8,7 @@ import { Type } from 'typebox'
 import { Value } from 'typebox/value'
 import { badRequest } from '@shared/api/errors'
 import type { SimulatedRequest } from '@shared/api/simulate'
-import { REPLAY_LINE_TOO_LONG, REPLAY_NOT_A_REQUEST, REPLAY_NOT_JSON } from '../errors'
+import { API_ERRORS, REPLAY_ERRORS } from '@shared/api/error-codes'
 import { httpVersionOf } from './http-version'
 import type { ReplayRecord, RequestPart } from './types'
 
@@ -120,7 +120,7 @@ export class HarScanner {
       this.entryChars += piece.length
       if (this.entryChars > this.maxEntryChars) {
         throw badRequest(
-          REPLAY_LINE_TOO_LONG,
+          REPLAY_ERRORS.lineTooLong,
           `HAR entry ${this.entries} is longer than ${this.maxEntryChars} characters`,
         )
       }
@@ -131,7 +131,7 @@ export class HarScanner {
 }
 
 function notAnObject(index: number) {
-  return badRequest(REPLAY_NOT_A_REQUEST, `HAR entry ${index} is not an object`)
+  return badRequest(API_ERRORS.invalidRequest, `HAR entry ${index} is not an object`)
 }
 
 const HAR_ABSENT: readonly RequestPart[] = ['ip', 'country', 'asn', 'tls', 'bot', 'waf_scores']
@@ -142,12 +142,15 @@ export function harRequestOf(text: string, index: number): ReplayRecord {
   try {
     entry = JSON.parse(text)
   } catch (error) {
-    throw badRequest(REPLAY_NOT_JSON, `HAR entry ${index} is not JSON: ${(error as Error).message}`)
+    throw badRequest(
+      API_ERRORS.malformedBody,
+      `HAR entry ${index} is not JSON: ${(error as Error).message}`,
+    )
   }
   if (!Value.Check(HarEntry, entry)) {
     const [first] = Value.Errors(HarEntry, entry)
     throw badRequest(
-      REPLAY_NOT_A_REQUEST,
+      API_ERRORS.invalidRequest,
       `HAR entry ${index} is not a request: ${first?.instancePath || '/'} ${first?.message ?? 'is invalid'}`,
     )
   }
@@ -190,6 +193,6 @@ export async function* harRequests(
   }
   for (const text of scanner.feed(decoder.end())) yield harRequestOf(text, index++)
   if (!scanner.sawEntries) {
-    throw badRequest(REPLAY_NOT_A_REQUEST, 'The HAR document has no log.entries')
+    throw badRequest(API_ERRORS.invalidRequest, 'The HAR document has no log.entries')
   }
 }

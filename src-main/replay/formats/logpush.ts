@@ -5,7 +5,7 @@
 
 import { badRequest } from '@shared/api/errors'
 import type { SimulatedRequest } from '@shared/api/simulate'
-import { REPLAY_NOT_A_REQUEST } from '../errors'
+import { API_ERRORS } from '@shared/api/error-codes'
 import type { Line } from '../lines'
 import { jsonOfLine } from './requests'
 import { httpVersionOf } from './http-version'
@@ -70,7 +70,7 @@ function urlOf(log: LogpushLine, host: string | undefined): string {
 export function logpushRequestOfLine(line: Line): ReplayRecord {
   const parsed = jsonOfLine(line)
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw badRequest(REPLAY_NOT_A_REQUEST, `Line ${line.number} is not a Logpush record`)
+    throw badRequest(API_ERRORS.invalidRequest, `Line ${line.number} is not a Logpush record`)
   }
   const log = parsed as LogpushLine
   const method = text(log.ClientRequestMethod)
@@ -79,7 +79,7 @@ export function logpushRequestOfLine(line: Line): ReplayRecord {
     (text(log.ClientRequestURI) ?? text(log.ClientRequestPath)) === undefined
   ) {
     throw badRequest(
-      REPLAY_NOT_A_REQUEST,
+      API_ERRORS.invalidRequest,
       `Line ${line.number} lacks ClientRequestMethod or ClientRequestURI: a Logpush job for replay must include both`,
     )
   }

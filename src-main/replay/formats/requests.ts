@@ -3,7 +3,7 @@
 import { Value } from 'typebox/value'
 import { badRequest } from '@shared/api/errors'
 import { SimulatedRequest } from '@shared/api/simulate'
-import { REPLAY_NOT_A_REQUEST, REPLAY_NOT_JSON } from '../errors'
+import { API_ERRORS } from '@shared/api/error-codes'
 import type { Line } from '../lines'
 import type { ReplayRecord } from './types'
 
@@ -13,7 +13,7 @@ export function jsonOfLine(line: Line): unknown {
     return JSON.parse(line.text)
   } catch (error) {
     throw badRequest(
-      REPLAY_NOT_JSON,
+      API_ERRORS.malformedBody,
       `Line ${line.number} is not JSON: ${(error as Error).message}`,
     )
   }
@@ -24,7 +24,7 @@ export function requestOfLine(line: Line): ReplayRecord {
   if (!Value.Check(SimulatedRequest, parsed)) {
     const [first] = Value.Errors(SimulatedRequest, parsed)
     throw badRequest(
-      REPLAY_NOT_A_REQUEST,
+      API_ERRORS.invalidRequest,
       `Line ${line.number} is not a request description: ${first?.instancePath || '/'} ${first?.message ?? 'is invalid'}`,
     )
   }

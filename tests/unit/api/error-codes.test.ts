@@ -67,6 +67,7 @@ describe('the catalogue of error codes', () => {
       PAGE_RULE_ERRORS: ERROR_CATALOGUE.pageRules,
       BUNDLE_ERRORS: ERROR_CATALOGUE.bundles,
       REMOTE_ERRORS: ERROR_CATALOGUE.remote,
+      REPLAY_ERRORS: ERROR_CATALOGUE.replay,
     }
     const answered = /\b(?:badRequest\(\s*|new ApiError\(\s*(\d{3}),\s*)([A-Z_]+_ERRORS)\.(\w+)/g
     const wrong: string[] = []

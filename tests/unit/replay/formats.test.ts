@@ -138,9 +138,9 @@ describe('replay input formats', () => {
       'combined',
     )
     expect(detectFormat('hello')).toBeUndefined()
-    await expect(read(Buffer.from('hello\n'))).rejects.toMatchObject({ status: 400, code: 10510 })
+    await expect(read(Buffer.from('hello\n'))).rejects.toMatchObject({ status: 400, code: 10520 })
     await expect(read(Buffer.from('{}\n'), { format: 'csv' })).rejects.toMatchObject({
-      code: 10511,
+      code: 10521,
     })
   })
 
