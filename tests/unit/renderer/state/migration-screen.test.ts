@@ -12,15 +12,19 @@ const modules = () =>
   Promise.all([
     import('../../../../src-renderer/src/features/migration/migration.svelte'),
     import('../../../../src-renderer/src/lib/state/zone-choice.svelte'),
+    import('../../../../src-renderer/src/features/migration/legacy-settings.svelte'),
+    import('../../../../src-renderer/src/features/migration/migration-view'),
   ])
 
 let running: Running
 let migration: Module<typeof modules>[0]
 let choice: Module<typeof modules>[1]
+let legacy: Module<typeof modules>[2]
+let view: Module<typeof modules>[3]
 
 beforeAll(async () => {
   running = await startRendererService()
-  ;[migration, choice] = await modules()
+  ;[migration, choice, legacy, view] = await modules()
   await createZone(running, { name: 'legacy.example', plan: 'business', waf_product: 'previous' })
 })
 afterAll(() => stopRendererService(running))
@@ -69,5 +73,56 @@ describe('MigrationWizard', () => {
     wizard.stopPolling()
     expect(wizard.errors).toEqual([])
     expect(wizard.state).toBe('pending')
+  })
+})
+
+describe('LegacySettingsState', () => {
+  it('switches a group and a rule, and adds and deletes an override and a page rule', async () => {
+    const zoneId = await createZone(running, {
+      name: 'settings.example',
+      plan: 'business',
+      waf_product: 'previous',
+    })
+    const settings = new legacy.LegacySettingsState()
+    await settings.load(zoneId)
+    const [pkg] = settings.packages
+    const group = settings.groups[pkg!.id]!.find((each) => each.mode === 'on')!
+    expect(await settings.setGroupMode(group, 'off')).toBe(true)
+    expect(settings.groups[pkg!.id]!.find((each) => each.id === group.id)?.mode).toBe('off')
+    await settings.showRules(group)
+    expect(settings.openGroup?.group.id).toBe(group.id)
+    const rule = settings.openGroup!.rules[0]!
+    const mode = rule.allowed_modes.find((each) => each !== rule.mode)!
+    expect(await settings.setRuleMode(rule, mode)).toBe(true)
+
+    const override = {
+      urls: ['settings.example/admin/*'],
+      groups: { [group.id]: 'block' as const },
+    }
+    expect(await settings.createOverride(override)).toBe(true)
+    expect(settings.overrides.map((each) => each.urls)).toEqual([override.urls])
+    expect(await settings.deleteOverride(settings.overrides[0]!)).toBe(true)
+    expect(settings.overrides).toEqual([])
+
+    expect(await settings.createPageRule(view.pageRuleBody('*settings.example/*', 'waf_off'))).toBe(
+      true,
+    )
+    expect(settings.pageRules).toHaveLength(1)
+    expect(await settings.deletePageRule(settings.pageRules[0]!)).toBe(true)
+    expect(settings.pageRules).toEqual([])
+    expect(settings.errors).toEqual([])
+  })
+
+  it("keeps the API's refusal of an override without URLs", async () => {
+    const zoneId = await createZone(running, {
+      name: 'refused-settings.example',
+      plan: 'pro',
+      waf_product: 'previous',
+    })
+    const settings = new legacy.LegacySettingsState()
+    await settings.load(zoneId)
+    expect(await settings.createOverride({ urls: [] })).toBe(false)
+    expect(settings.errors[0]?.code).toBeGreaterThan(0)
+    expect(settings.overrides).toEqual([])
   })
 })
