@@ -5,27 +5,19 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { RequestDescription } from '@shared/expression'
+import type { CorpusRecord as WireRecord, GoldenRecord } from '../../../scripts/crs-reference'
 
 const FIXTURES = resolve(import.meta.dirname, '../../fixtures/crs')
 
-export interface CorpusRecord {
-  readonly id: string
+export type { GoldenRecord }
+
+/** A corpus record as the agreement test reads it (the reference runner reads its wire). */
+export interface CorpusRecord extends WireRecord {
   /** the regression test's file; absent from the benign requests */
   readonly file?: string
-  /** the exact request bytes, base64 */
-  readonly wire: string
   /** false where the record cannot be described without its raw bytes */
   readonly wb_ok: boolean
   readonly wb_note: string | null
-}
-
-export interface GoldenRecord {
-  readonly id: string
-  readonly status: number | null
-  readonly score: number | null
-  readonly pl: readonly (number | null)[] | null
-  readonly rules: readonly number[]
-  readonly modsec_us: number | null
 }
 
 function readLines<T>(file: string): T[] {
