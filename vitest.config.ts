@@ -2,16 +2,51 @@ import { resolve } from 'node:path'
 import { svelte } from '@sveltejs/vite-plugin-svelte'
 import { defineConfig } from 'vitest/config'
 
+// The soak project: crash suites (kills per operation from CRASH_KILLS) and property runs (their
+// runs multiplied by PROPERTY_RUNS, tests/property-runs.ts). `npm test` runs it short beside the
+// unit project; `npm run soak` runs it alone, long.
+const SOAK = [
+  'tests/api/crash/**/*.test.ts',
+  'tests/unit/storage/crash/**/*.test.ts',
+  'tests/unit/history/property.test.ts',
+  'tests/unit/expression/properties.test.ts',
+]
+
 export default defineConfig({
   // compiles the renderer's runes (`*.svelte.ts` state classes) for tests/unit/renderer
   plugins: [svelte({ configFile: false })],
   resolve: { alias: { '@shared': resolve(import.meta.dirname, 'src-shared') } },
   test: {
-    include: ['tests/unit/**/*.test.ts', 'tests/api/**/*.test.ts'],
     environment: 'node',
     // forks, not threads: better-sqlite3 is a native addon and each test file gets its own process.
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    coverage: {
+      provider: 'v8',
+      include: ['src-main/**', 'src-shared/**', 'src-renderer/src/**'],
+      reporter: ['text-summary'],
+    },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['tests/unit/**/*.test.ts', 'tests/api/**/*.test.ts'],
+          exclude: SOAK,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'soak',
+          include: SOAK,
+          env: {
+            CRASH_KILLS: process.env.CRASH_KILLS ?? '5',
+            PROPERTY_RUNS: process.env.PROPERTY_RUNS ?? '1',
+          },
+        },
+      },
+    ],
   },
 })

@@ -1,7 +1,7 @@
 // The crash suite's harness: the service in a child process (bundled once with esbuild, as the
 // application ships), a write storm against it, a SIGKILL at a random moment, and the checks
-// every start after a kill must pass. `CRASH_KILLS` sets the kills per operation: 10 in
-// `npm test`, 50 in `npm run soak`.
+// every start after a kill must pass. `CRASH_KILLS` sets the kills per operation: 5 in
+// `npm test`, 50 in `npm run soak` (vitest.config.ts).
 
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'

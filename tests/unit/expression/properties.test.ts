@@ -4,6 +4,7 @@
 
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { propertyRuns } from '../../property-runs'
 import {
   compile,
   ExpressionError,
@@ -217,7 +218,7 @@ describe('printer round trip', () => {
         expect(strip(second.root)).toEqual(strip(first.root))
         expect(print(second)).toBe(printed)
       }),
-      { numRuns: 400 },
+      { numRuns: propertyRuns(400) },
     )
   })
 
@@ -226,7 +227,7 @@ describe('printer round trip', () => {
       fc.property(expression, (text) => {
         expect(() => compile(text)).not.toThrow()
       }),
-      { numRuns: 200 },
+      { numRuns: propertyRuns(200) },
     )
   })
 })
@@ -322,7 +323,7 @@ describe('parser robustness', () => {
           expect(e.start).toBeLessThanOrEqual(text.length)
         }
       }),
-      { numRuns: 2000 },
+      { numRuns: propertyRuns(2000) },
     )
   })
 })
@@ -349,7 +350,7 @@ describe('linear time', () => {
     )
     fc.assert(
       fc.property(big, (text) => void bounded(text)),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     )
   })
 

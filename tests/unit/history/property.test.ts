@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { expect, it } from 'vitest'
+import { propertyRuns } from '../../property-runs'
 import { TestClock, dump, openSession, tempDatabase, type Session } from './session'
 
 type Step =
@@ -126,6 +127,6 @@ it('restoring to any bookmark reproduces the dump taken at that bookmark', () =>
         }
       },
     ),
-    { numRuns: 40 },
+    { numRuns: propertyRuns(40) },
   )
 })

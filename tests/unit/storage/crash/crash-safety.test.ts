@@ -1,12 +1,13 @@
 // A writer is killed with SIGKILL at random moments; every batch it saw confirmed must survive,
-// and no batch may be half there. The writer is bundled once, before its fifty starts.
+// and no batch may be half there. The writer is bundled once, before its starts (CRASH_KILLS of
+// them: 5 in `npm test`, 50 in `npm run soak`, vitest.config.ts).
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { bundleChild, removeChildBundle } from '../../../child-bundle'
 import { newFile, open } from '../temp-storage'
 
-const KILLS = 50
+const KILLS = Number(process.env.CRASH_KILLS ?? 50)
 const KEYS_PER_BATCH = 5
 let writer: string
 
