@@ -86,20 +86,31 @@ export interface ReplayVerdictLine {
 
 const ABORTED = Symbol('aborted')
 
-/** A promise settled when `signal` aborts (never, without one), and how to stop listening. */
-function abortOf(signal: AbortSignal | undefined): {
-  aborted: Promise<typeof ABORTED>
-  release(): void
-} {
-  if (signal === undefined) return { aborted: new Promise(() => undefined), release: () => {} }
-  let release = () => {}
-  const aborted = new Promise<typeof ABORTED>((resolve) => {
-    if (signal.aborted) return resolve(ABORTED)
-    const listener = () => resolve(ABORTED)
-    signal.addEventListener('abort', listener, { once: true })
-    release = () => signal.removeEventListener('abort', listener)
+/**
+ * `promise`, or ABORTED if `signal` aborts first. Not Promise.race against one promise for the
+ * whole run: each race would leave a reaction on it holding its result until the run ends
+ * (https://github.com/nodejs/node/issues/17469), which is the whole input.
+ */
+function unlessAborted<T>(
+  promise: Promise<T>,
+  signal: AbortSignal | undefined,
+): Promise<T | typeof ABORTED> {
+  if (signal === undefined) return promise
+  if (signal.aborted) return Promise.resolve(ABORTED)
+  return new Promise((resolve, reject) => {
+    const aborted = () => resolve(ABORTED)
+    signal.addEventListener('abort', aborted, { once: true })
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', aborted)
+        resolve(value)
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', aborted)
+        reject(error)
+      },
+    )
   })
-  return { aborted, release: () => release() }
 }
 
 /** Writes `text`, waiting for the stream to drain when its buffer is full. */
@@ -126,7 +137,6 @@ export async function runReplay(options: ReplayRunOptions): Promise<ReplayRun> {
   const window = evaluator.size * WINDOW_PER_WORKER
   const started = performance.now()
   const absent = new Set<RequestPart>()
-  const { aborted, release } = abortOf(signal)
   const records = input.records[Symbol.asyncIterator]()
   const out: { items: ReplayItem[]; verdicts: Promise<ReplayVerdict[]> }[] = []
   let requests = 0
@@ -151,7 +161,7 @@ export async function runReplay(options: ReplayRunOptions): Promise<ReplayRun> {
   /** Tallies the oldest batch out (and writes its verdicts); false when aborted first. */
   const settleOldest = async (): Promise<boolean> => {
     const batch = out.shift()!
-    const answered = await Promise.race([batch.verdicts, aborted])
+    const answered = await unlessAborted(batch.verdicts, signal)
     if (answered === ABORTED) return false
     let text = ''
     answered.forEach((verdict, index) => {
@@ -176,7 +186,7 @@ export async function runReplay(options: ReplayRunOptions): Promise<ReplayRun> {
   try {
     let items: ReplayItem[] = []
     for (;;) {
-      const next = await Promise.race([records.next(), aborted])
+      const next = await unlessAborted(records.next(), signal)
       if (next === ABORTED) {
         cancelled = true
         break
@@ -204,7 +214,6 @@ export async function runReplay(options: ReplayRunOptions): Promise<ReplayRun> {
     if (!cancelled && items.length > 0) send(items)
     while (!cancelled && out.length > 0) if (!(await settleOldest())) cancelled = true
   } finally {
-    release()
     if (cancelled) void records.return?.()
   }
   return {
