@@ -723,6 +723,12 @@ function reportsChange(name: string, before: string, after: string): boolean {
     case 'trimleft':
     case 'trimright':
       return after.length !== before.length
+    case 'utf8tounicode':
+      // utf8_unicode_inplace_ex() flags a change only for a UTF-8 sequence made %uHHHH, not for a
+      // NUL or a bad lead byte it drops.
+      return /[\xc0-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf7][\x80-\xbf]{3}/.test(
+        before,
+      )
     case 'compresswhitespace':
       // Only a run of two or more spaces counts; one tab made a space does not.
       for (let i = 1; i < before.length; i++)
