@@ -4,8 +4,8 @@
 // zone's name typed.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Running } from '../../../api/harness'
-import { createZone, startRendererService, stopRendererService } from './renderer-service'
+import { newZone, type Running } from '../../../api/harness'
+import { startRendererService, stopRendererService } from './renderer-service'
 
 type Module<T> = T extends () => Promise<infer M> ? M : never
 const modules = () =>
@@ -25,7 +25,7 @@ let view: Module<typeof modules>[3]
 beforeAll(async () => {
   running = await startRendererService()
   ;[migration, choice, legacy, view] = await modules()
-  await createZone(running, { name: 'legacy.example', plan: 'business', waf_product: 'previous' })
+  await newZone(running, { name: 'legacy.example', plan: 'business', waf_product: 'previous' })
 })
 afterAll(() => stopRendererService(running))
 
@@ -78,11 +78,13 @@ describe('MigrationWizard', () => {
 
 describe('LegacySettingsState', () => {
   it('switches a group and a rule, and adds and deletes an override and a page rule', async () => {
-    const zoneId = await createZone(running, {
-      name: 'settings.example',
-      plan: 'business',
-      waf_product: 'previous',
-    })
+    const zoneId = (
+      await newZone(running, {
+        name: 'settings.example',
+        plan: 'business',
+        waf_product: 'previous',
+      })
+    ).id
     const settings = new legacy.LegacySettingsState()
     await settings.load(zoneId)
     const [pkg] = settings.packages
@@ -114,11 +116,13 @@ describe('LegacySettingsState', () => {
   })
 
   it("keeps the API's refusal of an override without URLs", async () => {
-    const zoneId = await createZone(running, {
-      name: 'refused-settings.example',
-      plan: 'pro',
-      waf_product: 'previous',
-    })
+    const zoneId = (
+      await newZone(running, {
+        name: 'refused-settings.example',
+        plan: 'pro',
+        waf_product: 'previous',
+      })
+    ).id
     const settings = new legacy.LegacySettingsState()
     await settings.load(zoneId)
     expect(await settings.createOverride({ urls: [] })).toBe(false)

@@ -36,16 +36,6 @@ function memoryStorage(): Storage {
   }
 }
 
-/** Creates a zone through the API and answers its id. */
-export async function createZone(
-  running: Running,
-  body: { name: string; plan?: string; waf_product?: string },
-): Promise<string> {
-  const created = await running.call('/zones', { method: 'POST', json: body })
-  if (created.status !== 200) throw new Error(JSON.stringify(created.body))
-  return created.body.result.id as string
-}
-
 export async function stopRendererService(running: Running): Promise<void> {
   await running.stop()
   removeDataDir(running.dataDir)

@@ -4,8 +4,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MANAGED_RULESET_IDS } from '@shared/api/rulesets'
-import type { Running } from '../../../api/harness'
-import { createZone, startRendererService, stopRendererService } from './renderer-service'
+import { newZone, type Running } from '../../../api/harness'
+import { startRendererService, stopRendererService } from './renderer-service'
 
 type Module<T> = T extends () => Promise<infer M> ? M : never
 const modules = () =>
@@ -26,7 +26,7 @@ afterAll(() => stopRendererService(running))
 
 describe('FirewallRulesState', () => {
   it('creates, reorders, pauses and deletes a rule with its filter', async () => {
-    const zoneId = await createZone(running, { name: 'firewall.example', plan: 'pro' })
+    const zoneId = (await newZone(running, { name: 'firewall.example', plan: 'pro' })).id
     const state = new firewall.FirewallRulesState()
     await state.select(zoneId)
     expect(state.rules).toEqual([])
@@ -48,7 +48,7 @@ describe('FirewallRulesState', () => {
   })
 
   it("keeps the API's refusal of a rule over the quota, and shows the filter it still made", async () => {
-    const zoneId = await createZone(running, { name: 'quota.example', plan: 'pro' })
+    const zoneId = (await newZone(running, { name: 'quota.example', plan: 'pro' })).id
     const state = new firewall.FirewallRulesState()
     await state.select(zoneId)
     expect(await state.setQuota(0)).toBe(true)
@@ -61,7 +61,7 @@ describe('FirewallRulesState', () => {
   })
 
   it('keeps the pointer of an expression the API cannot parse', async () => {
-    const zoneId = await createZone(running, { name: 'syntax.example' })
+    const zoneId = (await newZone(running, { name: 'syntax.example' })).id
     const state = new firewall.FirewallRulesState()
     await state.select(zoneId)
     expect(await state.createFilter({ expression: 'ip.src eq' })).toBe(false)
@@ -72,7 +72,7 @@ describe('FirewallRulesState', () => {
 
 describe('ManagedRulesState', () => {
   it('deploys a managed ruleset, keeps edits until saved, and removes it', async () => {
-    const zoneId = await createZone(running, { name: 'managed.example', plan: 'business' })
+    const zoneId = (await newZone(running, { name: 'managed.example', plan: 'business' })).id
     const state = new managed.ManagedRulesState()
     await state.select(zoneId)
     expect(state.entrypoint).toBeNull()
@@ -100,7 +100,8 @@ describe('ManagedRulesState', () => {
   })
 
   it("keeps the API's refusal of a save, and the edits with it", async () => {
-    const zoneId = await createZone(running, { name: 'refused-managed.example', plan: 'business' })
+    const zoneId = (await newZone(running, { name: 'refused-managed.example', plan: 'business' }))
+      .id
     const state = new managed.ManagedRulesState()
     await state.select(zoneId)
     await state.deploy(MANAGED_RULESET_IDS.general)

@@ -3,8 +3,8 @@
 // traffic file replays chunk by chunk, and the zone is exported in each format.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Running } from '../../../api/harness'
-import { createZone, startRendererService, stopRendererService } from './renderer-service'
+import { newZone, type Running } from '../../../api/harness'
+import { startRendererService, stopRendererService } from './renderer-service'
 
 type Module<T> = T extends () => Promise<infer M> ? M : never
 const modules = () =>
@@ -29,7 +29,7 @@ beforeAll(async () => {
   let choice: Module<typeof modules>[4]
   ;[simulator, replay, events, exporter, choice] = await modules()
   open = choice.openZoneScreen
-  zoneId = await createZone(running, { name: 'traffic.example', plan: 'business' })
+  zoneId = (await newZone(running, { name: 'traffic.example', plan: 'business' })).id
   const rule = {
     action: 'block',
     description: 'no admin',

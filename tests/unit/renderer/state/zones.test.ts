@@ -4,8 +4,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ZoneCreate } from '@shared/api/zones'
-import type { Running } from '../../../api/harness'
-import { createZone, startRendererService, stopRendererService } from './renderer-service'
+import { newZone, type Running } from '../../../api/harness'
+import { startRendererService, stopRendererService } from './renderer-service'
 
 type Module<T> = T extends () => Promise<infer M> ? M : never
 const modules = () =>
@@ -59,8 +59,8 @@ describe('ZonesState', () => {
 
 describe('ZoneChoice and openZoneScreen', () => {
   it('opens the first zone, then on every screen the zone chosen last', async () => {
-    const first = await createZone(running, { name: 'a-first.example' })
-    const second = await createZone(running, { name: 'b-second.example' })
+    const first = (await newZone(running, { name: 'a-first.example' })).id
+    const second = (await newZone(running, { name: 'b-second.example' })).id
     const selected: string[] = []
     const screen = {
       choice: new choice.ZoneChoice(),
@@ -83,7 +83,7 @@ describe('ZoneChoice and openZoneScreen', () => {
 
 describe('HistoryState', () => {
   it('lists the points, restores an earlier one and undoes the restore', async () => {
-    const zoneId = await createZone(running, { name: 'before.example' })
+    const zoneId = (await newZone(running, { name: 'before.example' })).id
     await running.call(`${running.origin}/workbench/v1/zones/${zoneId}/rename`, {
       method: 'POST',
       json: { name: 'after.example' },
@@ -103,7 +103,7 @@ describe('HistoryState', () => {
   })
 
   it("keeps the API's refusal of a bookmark that is not the zone's", async () => {
-    const zoneId = await createZone(running, { name: 'foreign.example' })
+    const zoneId = (await newZone(running, { name: 'foreign.example' })).id
     const state = new history.HistoryState()
     await state.select(zoneId)
     await state.restore({ bookmark: 'not-a-bookmark', time: '', note: null })
@@ -132,8 +132,7 @@ describe('ObjectsState', () => {
 
 describe('ZonesState with many zones', () => {
   it('lists more zones than one page of the Zones API holds', async () => {
-    for (let index = 0; index < 51; index++)
-      await createZone(running, { name: `z${index}.example` })
+    for (let index = 0; index < 51; index++) await newZone(running, { name: `z${index}.example` })
     const state = new zones.ZonesState()
     await state.load()
     expect(state.zones.filter((zone) => /^z\d+\.example$/.test(zone.name))).toHaveLength(51)
