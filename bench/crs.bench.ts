@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { requestContext } from '@shared/expression'
 import { compileZone, type EngineRuleset } from '../src-main/engine'
-import { ManagedCatalog, readCatalogFiles } from '../src-main/zones/catalog'
+import { ManagedCatalog, readCatalogFiles } from '../src-main/zones/rulesets/catalog'
 import { describeRequest, type CorpusRecord, type GoldenRecord } from '../tests/unit/crs/corpus'
 import { heading, report, throughput, type Throughput } from './measure'
 

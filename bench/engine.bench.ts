@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { requestContext, type RequestDescription } from '@shared/expression'
 import { compileZone, type EngineRuleset } from '../src-main/engine'
-import { ManagedCatalog, readCatalogFiles } from '../src-main/zones/catalog'
+import { ManagedCatalog, readCatalogFiles } from '../src-main/zones/rulesets/catalog'
 import { heading, report, throughput } from './measure'
 
 const root = resolve(import.meta.dirname, '..')

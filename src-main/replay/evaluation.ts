@@ -10,7 +10,7 @@ import Database from 'better-sqlite3'
 import { requestContext } from '@shared/expression'
 import type { Outcome, SimulatedRequest, SimulationEvent, TraceNode } from '@shared/api/simulate'
 import { compileZone, type CompiledZone, type CredentialLookup } from '../engine'
-import { ManagedCatalog, readCatalogFiles } from '../zones/catalog'
+import { ManagedCatalog, readCatalogFiles } from '../zones/rulesets/catalog'
 import { LEAK_QUERY, lookupLeak } from '../zones/credentials'
 import { zoneConfigOf, type Gathered } from '../zones/simulator'
 

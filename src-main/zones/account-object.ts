@@ -8,7 +8,7 @@
 
 import { nameMatches, type NameSearch } from '@shared/api/zones'
 import type { ObjectContext } from '../objects'
-import type { ManagedRuleset } from './catalog'
+import type { ManagedRuleset } from './rulesets/catalog'
 import { RULESET_SCHEMA, RULESET_SCHEMA_V2, RulesetStore } from './rulesets/store'
 import { configurationVersion, migrateSchema, newIncarnation, transact } from './zone-object'
 

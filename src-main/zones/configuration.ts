@@ -11,7 +11,7 @@ import type {
   MigrationPreview,
   MigrationStatus,
 } from '@shared/api/waf'
-import type { ManagedCatalog } from './catalog'
+import type { ManagedCatalog } from './rulesets/catalog'
 import { Filters } from './firewall/filters'
 import { FirewallRules } from './firewall/firewall-rules'
 import { PageRules } from './page-rules/page-rules'

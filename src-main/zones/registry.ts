@@ -2,6 +2,10 @@
 // here (names are domains and unique, plans are known); the shape of a request body is checked
 // earlier, at the boundary that received it. State lives in objects: the account object indexes
 // the zones, and each zone's object holds the zone.
+//
+// One piece over 500 lines: every change here spans the account's index and a zone's object, and
+// they share what keeps the two in agreement (the index's pending intents, one change per zone at
+// a time, recover() finishing or undoing each kind of change); apart, each would need the others'.
 
 import { join } from 'node:path'
 import { ApiError, badRequest, couldNotRoute, isVendorId } from '@shared/api/errors'
@@ -18,7 +22,7 @@ import {
 import { ObjectNamespace, systemClock, type Clock } from '../objects'
 import type { HistoryEntry } from '@shared/api/history'
 import { AccountObject, type PendingChange } from './account-object'
-import type { ManagedRuleset } from './catalog'
+import type { ManagedRuleset } from './rulesets/catalog'
 import { CredentialsObject } from './credentials'
 import { EventLog } from './events'
 import { planInfo, resolvePlan } from './plans'

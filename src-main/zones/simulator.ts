@@ -24,7 +24,7 @@ import {
   type EngineRuleset,
   type ZoneConfig,
 } from '../engine'
-import type { ManagedCatalog } from './catalog'
+import type { ManagedCatalog } from './rulesets/catalog'
 import type { LegacyCatalog } from './previous-waf/catalog'
 import { enginePreviousWaf } from './previous-waf/engine-input'
 import {

@@ -2,6 +2,10 @@
 // managed catalog beside them. Each change makes a new ruleset version: `version` goes up by one,
 // a rule whose content changed gets its own version up by one, an unchanged or merely moved rule
 // keeps its version, and a new rule starts at "1" with `ref` equal to its id.
+//
+// One piece over 500 lines: one class whose public methods are the API's operations and whose
+// private ones (checking kinds and deployments, building rules, making the next version) are
+// shared by all of them.
 
 import { ApiError, couldNotRoute } from '@shared/api/errors'
 import { contentKey } from '@shared/sorted-keys'
@@ -17,7 +21,7 @@ import type {
   RulesetSummary,
   RulesetUpdateBody,
 } from '@shared/api/rulesets'
-import { publicView, type ManagedCatalog } from '../catalog'
+import { publicView, type ManagedCatalog } from './catalog'
 import { invalidValue, Problems } from '../problems'
 import { summaryOf, type RulesetStore } from './store'
 import { checkRule, isExecute, type RuleContent, type RuleScope } from './validate'

@@ -19,7 +19,7 @@ import {
 } from '@shared/api/rulesets'
 import { checkExpression } from '../check-expression'
 import { invalidValue, Problems } from '../problems'
-import type { ManagedCatalog } from '../catalog'
+import type { ManagedCatalog } from './catalog'
 import { RULESET_ERRORS } from '@shared/api/error-codes'
 
 const RULE_EXPRESSION_CODES = {

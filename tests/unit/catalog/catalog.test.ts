@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { compile, compileCredentialExpression, PHASE_MANAGED } from '@shared/expression'
-import { publicView, readCatalogFiles } from '../../../src-main/zones/catalog'
+import { publicView, readCatalogFiles } from '../../../src-main/zones/rulesets/catalog'
 
 const DIR = resolve(import.meta.dirname, '../../../resources/managed-rulesets')
 const CMR = 'efb7b8c949ac4650a09736fc376e9aee'

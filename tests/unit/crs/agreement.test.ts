@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest'
 import type { TraceNode } from '@shared/api/simulate'
 import { requestContext, type EvaluationContext } from '@shared/expression'
 import { compileZone } from '../../../src-main/engine'
-import { ManagedCatalog, readCatalogFiles } from '../../../src-main/zones/catalog'
+import { ManagedCatalog, readCatalogFiles } from '../../../src-main/zones/rulesets/catalog'
 import {
   entrypoint,
   OWASP,

@@ -21,7 +21,7 @@ import {
   type EngineRuleset,
   type TraceNode,
 } from '../../../src-main/engine'
-import { ManagedCatalog, readCatalogFiles } from '../../../src-main/zones/catalog'
+import { ManagedCatalog, readCatalogFiles } from '../../../src-main/zones/rulesets/catalog'
 
 const ROOT = resolve(import.meta.dirname, '../../..')
 const catalog = new ManagedCatalog(readCatalogFiles(resolve(ROOT, 'resources')))

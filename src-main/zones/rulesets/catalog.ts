@@ -9,7 +9,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Rule, Ruleset } from '@shared/api/rulesets'
-import type { CrsBundle, CrsProgram } from '../engine/crs/program'
+import type { CrsBundle, CrsProgram } from '../../engine/crs/program'
 
 /** A managed rule as the catalog holds it: with its expression and, for scoring rules, its score. */
 export interface CatalogRule extends Rule {
