@@ -177,72 +177,28 @@ export class ZoneConfiguration {
     })
   }
 
-  filters<R>(zoneId: string, work: (filters: Filters) => R): Promise<Awaited<R>> {
-    return this.zones.inZone(zoneId, (zone) =>
-      zone.change(() =>
-        work(
-          new Filters({
-            store: zone.firewall,
-            basePath: `/zones/${zoneId}`,
-            timestamp: this.timestamp,
-            newId: newVendorId,
-            describe: (note) => zone.describe(note),
-          }),
-        ),
-      ),
+  /** Runs `work` on the parts of zone `zoneId` as one change (see transact). */
+  private inZoneParts<R>(zoneId: string, work: (parts: ZoneParts) => R): Promise<Awaited<R>> {
+    return this.zones.inZone(zoneId, (zone, record) =>
+      zone.change(() => work(this.zoneParts(zone, record, (note) => zone.describe(note)))),
     )
   }
 
+  filters<R>(zoneId: string, work: (filters: Filters) => R): Promise<Awaited<R>> {
+    return this.inZoneParts(zoneId, (parts) => work(parts.filters()))
+  }
+
   firewallRules<R>(zoneId: string, work: (rules: FirewallRules) => R): Promise<Awaited<R>> {
-    return this.zones.inZone(zoneId, (zone, record) =>
-      zone.change(() =>
-        work(
-          new FirewallRules({
-            store: zone.firewall,
-            plan: record.plan,
-            basePath: `/zones/${zoneId}`,
-            timestamp: this.timestamp,
-            newId: newVendorId,
-            describe: (note) => zone.describe(note),
-          }),
-        ),
-      ),
-    )
+    return this.inZoneParts(zoneId, (parts) => work(parts.firewallRules()))
   }
 
   /** The previous product's API for the zone (refused once the zone is on managed rulesets). */
   previousWaf<R>(zoneId: string, work: (waf: PreviousWaf) => R): Promise<Awaited<R>> {
-    return this.zones.inZone(zoneId, (zone, record) =>
-      zone.change(() =>
-        work(
-          new PreviousWaf({
-            store: zone.previousWaf,
-            catalog: this.legacy,
-            record,
-            timestamp: this.timestamp,
-            newId: newVendorId,
-            describe: (note) => zone.describe(note),
-          }),
-        ),
-      ),
-    )
+    return this.inZoneParts(zoneId, (parts) => work(parts.previousWaf()))
   }
 
   pageRules<R>(zoneId: string, work: (pageRules: PageRules) => R): Promise<Awaited<R>> {
-    return this.zones.inZone(zoneId, (zone, record) =>
-      zone.change(() =>
-        work(
-          new PageRules({
-            store: zone.pageRules,
-            plan: record.plan,
-            basePath: `/zones/${zoneId}`,
-            timestamp: this.timestamp,
-            newId: newVendorId,
-            describe: (note) => zone.describe(note),
-          }),
-        ),
-      ),
-    )
+    return this.inZoneParts(zoneId, (parts) => work(parts.pageRules()))
   }
 
   // --- the migration ----------------------------------------------------------------------------
