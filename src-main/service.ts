@@ -163,6 +163,13 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   void server.register(wafMigrationWorkbenchRoutes, {
     prefix: WORKBENCH_PREFIX,
     configuration,
+  const replays = new ReplayRunner(
+    simulator,
+    resourcesDir,
+    objects.credentials.fileOf(objects.credentials.idFromName('credentials')),
+  )
+  // Jobs are in memory: a restart forgets them and clears their verdict files.
+  const replayJobs = new ReplayJobs(join(options.dataDir, 'replays'), clock)
     simulator,
     zones,
   })

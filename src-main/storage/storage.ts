@@ -1,29 +1,19 @@
 // The storage object behind `ctx.storage`: the vendor's key-value, transaction, alarm, SQL and
 // recovery interface over one SQLite file laid out as the vendor's runtime lays it out.
 //
-// One piece, though long, because every method reads and moves the same few things: the implicit
-// transaction and the commit it waits for, the output gate, the broken state after a failed
-// commit. What has a state of its own lives beside it: the write buffer (write-buffer.ts), the
-// alarm (alarm-state.ts), when to checkpoint (checkpoint-policy.ts), the key-value backend's
-// transaction (overlay-transaction.ts), put()'s arguments (put-arguments.ts), the `_cf_KV` table
-// (kv-table.ts), the caches (read-cache.ts, kv-mirror.ts), SQL (sql/) and history (history/).
+// What is left here is one piece, though over 500 lines: the implicit transaction, the commit it
+// waits for, the output gate and the broken state after a failed commit, which every method reads
+// and moves. What has a state of its own lives beside it: get, put, delete and list
+// (key-value-store.ts, with its write buffer, read cache and listing mirror), the alarm
+// (alarm-state.ts), when to checkpoint (checkpoint-policy.ts), the key-value backend's
+// transaction (overlay-transaction.ts), SQL (sql/) and history (history/).
 import type Database from 'better-sqlite3'
 import { AlarmState } from './alarm-state'
 import { CheckpointPolicy } from './checkpoint-policy'
-import {
-  compareKeys,
-  deserializeBackToBack,
-  deserializeEach,
-  deserializeValue,
-  keyAsStored,
-  serializeValue,
-} from './encoding'
 import { InputGate, OutputGate } from './gates'
 import type { History, HistoryPoint } from './history'
-import { KvMirror, KvMirrorLoader, MIRROR_BUDGET_BYTES } from './kv-mirror'
-import { KvTable, LIST_PAGE_ROWS } from './kv-table'
-import { checkKey, checkKeyCount, checkSerializedValue } from './limits'
-import { compileListOptions, type KeyRange, type ListOptions } from './list-options'
+import { KeyValueStore, type KeyValueHost } from './key-value-store'
+import type { ListOptions } from './list-options'
 import {
   CONSTRAINT_RESET_PREFIX,
   DELETE_ALL_IN_TRANSACTION,
@@ -33,19 +23,11 @@ import {
   NO_SYNC_KV_ON_KV_BACKEND,
   STORAGE_CLOSED,
 } from './messages'
-import {
-  listWithOverlay,
-  overlayTransaction,
-  type OverlayHost,
-  type TransactionOverlay,
-} from './overlay-transaction'
-import { putArguments } from './put-arguments'
-import { ReadCache } from './read-cache'
+import { overlayTransaction, type OverlayHost } from './overlay-transaction'
 import { SqlStorage } from './sql'
-import { SyncKvStorage, type SyncKvHost } from './sync-kv'
+import { SyncKvStorage } from './sync-kv'
 import { formatSqliteError } from './sql/errors'
 import { StorageTransaction, type TransactionScope } from './transaction'
-import { WriteBuffer } from './write-buffer'
 
 export type Backend = 'sql' | 'kv'
 
@@ -78,8 +60,6 @@ export interface StorageConfig {
   history: History | null
 }
 
-const CACHE_BUDGET_BYTES = 32 * 1024 * 1024
-
 interface PendingCommit {
   durable: Promise<void>
   resolve: () => void
@@ -89,18 +69,11 @@ interface PendingCommit {
 }
 
 export class Storage implements TransactionScope {
-  private readonly kvTable: KvTable
-  private readonly cache = new ReadCache(CACHE_BUDGET_BYTES)
-  /** All of `_cf_KV` once a listing has read it whole, serving the listings after; see KvMirror. */
-  private kvMirror: KvMirror | null = null
-  /** Key-value writes of the open transaction not yet given to SQLite. */
-  private readonly pendingWrites = new WriteBuffer()
+  private readonly keyValue: KeyValueStore
   private readonly inputGate: InputGate
   private readonly outputGate: OutputGate
   private sqlApi: SqlStorage | null = null
   private syncKvApi: SyncKvStorage | null = null
-  /** Counts listings: a kv.list() iterator stops working once a later listing starts. */
-  private listings = 0
   private pending: PendingCommit | null = null
   private commitScheduled = false
   private explicitDepth = 0
@@ -116,10 +89,10 @@ export class Storage implements TransactionScope {
     private readonly connection: Database.Database,
     private readonly config: StorageConfig,
   ) {
-    this.kvTable = new KvTable(connection)
     this.inputGate = config.runtime.inputGate
     this.outputGate = config.runtime.outputGate
-    this.alarms = new AlarmState(this.kvTable)
+    this.keyValue = new KeyValueStore(connection, this.keyValueHost)
+    this.alarms = new AlarmState(this.keyValue.table)
     this.checkpoints =
       config.history === null
         ? null
@@ -134,23 +107,23 @@ export class Storage implements TransactionScope {
   get(key: string, options?: GetOptions): Promise<unknown>
   get(keys: string[], options?: GetOptions): Promise<Map<string, unknown>>
   async get(keyOrKeys: unknown, options?: GetOptions): Promise<unknown> {
-    return this.readEntries(null, keyOrKeys, options)
+    return this.keyValue.readEntries(null, keyOrKeys, options)
   }
 
   put(key: string, value: unknown, options?: PutOptions): Promise<void>
   put(entries: Record<string, unknown>, options?: PutOptions): Promise<void>
   async put(...args: unknown[]): Promise<void> {
-    this.writeEntries(null, args)
+    this.keyValue.writeEntries(null, args)
   }
 
   delete(key: string, options?: PutOptions): Promise<boolean>
   delete(keys: string[], options?: PutOptions): Promise<number>
   async delete(keyOrKeys: unknown, options?: PutOptions): Promise<boolean | number> {
-    return this.deleteEntries(null, keyOrKeys, options)
+    return this.keyValue.deleteEntries(null, keyOrKeys, options)
   }
 
   async list(options?: ListOptions): Promise<Map<string, unknown>> {
-    return this.listEntries(null, options)
+    return this.keyValue.listEntries(null, options)
   }
 
   /**
@@ -162,14 +135,12 @@ export class Storage implements TransactionScope {
     if (this.explicitDepth > 0 || this.syncDepth > 0) throw new Error(DELETE_ALL_IN_TRANSACTION)
     const alarm = this.alarms.current()
     // What is still to be written would be deleted at once.
-    this.pendingWrites.discard()
+    this.keyValue.discardWrites()
     // The runtime always confirms deleteAll, whatever allowUnconfirmed says.
     this.write({ ...options, allowUnconfirmed: false }, () => {
-      this.kvMirror = null
-      if (this.config.backend === 'kv') this.kvTable.clear()
+      if (this.config.backend === 'kv') this.keyValue.table.clear()
       else this.dropEverything()
-      this.cache.clear()
-      this.kvTable.refresh()
+      this.keyValue.forgetCaches()
       this.alarms.store(alarm)
     })
   }
@@ -186,7 +157,7 @@ export class Storage implements TransactionScope {
     const releaseGate = this.inputGate.hold()
     const depth = this.explicitDepth++
     const savepoint = `_cf_savepoint_${depth}`
-    this.flushWrites()
+    this.keyValue.flush()
     this.connection.exec(`SAVEPOINT ${savepoint}`)
     const txn = new StorageTransaction(this, depth, () => {
       if (this.explicitDepth > depth + 1) {
@@ -198,7 +169,7 @@ export class Storage implements TransactionScope {
     })
     try {
       const result = await closure(txn)
-      this.flushWrites()
+      this.keyValue.flush()
       this.connection.exec(`RELEASE ${savepoint}`)
       return result
     } catch (error) {
@@ -222,9 +193,9 @@ export class Storage implements TransactionScope {
     // A failure of a transaction that this call opens, with nothing written before it, rolls the
     // whole implicit transaction back: ROLLBACK TO leaves the pages it restored dirty, and COMMIT
     // would write them again, a point in history for a change that was never made.
-    const alone = !this.connection.inTransaction && this.pendingWrites.size === 0
+    const alone = !this.connection.inTransaction && !this.keyValue.hasPendingWrites
     this.beforeWrite()
-    this.flushWrites()
+    this.keyValue.flush()
     const savepoint = `_cf_sync_savepoint_${this.syncDepth++}`
     this.connection.exec(`SAVEPOINT ${savepoint}`)
     // What the rolled-back writes said of themselves goes with them: the note would otherwise
@@ -232,7 +203,7 @@ export class Storage implements TransactionScope {
     const noteBefore = this.commitNote
     try {
       const result = fn()
-      this.flushWrites()
+      this.keyValue.flush()
       this.connection.exec(`RELEASE ${savepoint}`)
       return result
     } catch (error) {
@@ -287,7 +258,7 @@ export class Storage implements TransactionScope {
   /** The synchronous key-value API (`ctx.storage.kv`); only on the SQL backend. */
   get kv(): SyncKvStorage {
     if (this.config.backend !== 'sql') throw new Error(NO_SYNC_KV_ON_KV_BACKEND)
-    this.syncKvApi ??= new SyncKvStorage(this.syncKvHost)
+    this.syncKvApi ??= new SyncKvStorage(this.keyValue.syncHost)
     return this.syncKvApi
   }
 
@@ -360,8 +331,7 @@ export class Storage implements TransactionScope {
   abandon(error: Error): void {
     if (this.broken) return
     this.broken = error
-    this.pendingWrites.discard()
-    this.kvMirror = null
+    this.keyValue.discardWrites()
     if (this.connection.inTransaction) this.connection.exec('ROLLBACK')
     this.pending?.reject(error)
     this.pending = null
@@ -392,111 +362,34 @@ export class Storage implements TransactionScope {
    * file's tables directly (tests, the workbench's inspector).
    */
   get db(): Database.Database {
-    if (this.connection.open && !this.broken) this.flushWrites()
+    if (this.connection.open && !this.broken) this.keyValue.flush()
     return this.connection
   }
 
   // ---- internals ------------------------------------------------------------------------------
 
-  private readEntries(
-    overlay: TransactionOverlay | null,
-    keyOrKeys: unknown,
-    options: GetOptions | undefined,
-  ): unknown {
-    this.assertUsable()
-    this.holdInputGate(options)
-    if (!Array.isArray(keyOrKeys)) {
-      const key = typeof keyOrKeys === 'string' ? keyOrKeys : String(keyOrKeys)
-      checkKey(key)
-      const bytes = this.read(key, options, overlay)
-      return bytes === null ? undefined : deserializeValue(bytes)
-    }
-    checkKeyCount(keyOrKeys.length)
-    const keys = [...new Set(keyOrKeys.map(String))].sort(compareKeys)
-    const found = new Map<string, unknown>()
-    for (const key of keys) {
-      const bytes = this.read(key, options, overlay)
-      if (bytes !== null) found.set(keyAsStored(key), deserializeValue(bytes))
-    }
-    return found
-  }
-
-  private writeEntries(overlay: TransactionOverlay | null, args: unknown[]): void {
-    const { entries, options } = putArguments(args)
-    if (entries.length === 0) return
-    if (overlay === null) this.beforeBufferedWrite(options)
-    for (const [key, bytes] of entries) this.bufferWrite(key, bytes, options, overlay)
-  }
-
-  private deleteEntries(
-    overlay: TransactionOverlay | null,
-    keyOrKeys: unknown,
-    options: PutOptions | undefined,
-  ): boolean | number {
-    this.assertUsable()
-    if (!Array.isArray(keyOrKeys)) {
-      const key = String(keyOrKeys)
-      checkKey(key)
-      if (overlay === null) this.beforeBufferedWrite(options)
-      return this.remove(key, options, overlay)
-    }
-    checkKeyCount(keyOrKeys.length)
-    const keys = [...new Set(keyOrKeys.map(String))]
-    keys.forEach(checkKey)
-    if (keys.length === 0) return 0
-    if (overlay === null) this.beforeBufferedWrite(options)
-    return keys.filter((key) => this.remove(key, options, overlay)).length
-  }
-
-  private listEntries(
-    overlay: TransactionOverlay | null,
-    options: ListOptions | undefined,
-  ): Map<string, unknown> {
-    this.assertUsable()
-    const range = compileListOptions(options)
-    this.holdInputGate(options)
-    const found = new Map<string, unknown>()
-    this.listings++
-    if (range === null) return found
-    if (overlay !== null && overlay.writes.size > 0)
-      return listWithOverlay(overlay, range, options, (stored) => this.listEntries(null, stored))
-    this.flushWrites()
-    let remaining = range.limit ?? Infinity
-    const add = (key: string, value: unknown): void => void found.set(key, value)
-    if (this.kvMirror !== null) {
-      this.kvMirror.visit(range, null, remaining, add)
-      return found
-    }
-    // A listing of the whole table reads every row anyway: it keeps them for the next listings.
-    const whole = range.start.length === 0 && range.end === null && range.limit === null
-    const loader = whole ? new KvMirrorLoader() : null
-    // Page by page, so that a limit reads no more rows than it returns.
-    let from: Buffer | null = null
-    do {
-      const rows = Math.min(remaining, LIST_PAGE_ROWS)
-      const page = this.readPage(range, from, rows, add, loader)
-      remaining -= page.count
-      from = page.next
-    } while (from !== null && remaining > 0)
-    if (loader !== null) this.kvMirror = loader.finish(range.reverse)
-    return found
+  // The key-value store writes under this storage's transaction and commit.
+  private readonly keyValueHost: KeyValueHost = {
+    assertUsable: () => this.assertUsable(),
+    holdInputGate: (options) => this.holdInputGate(options),
+    beforeBufferedWrite: (options) => this.beforeBufferedWrite(options),
+    breakOn: (error) => this.breakOn(error),
   }
 
   // The overlay transaction reaches the key-value methods through the overlay it writes into.
   private readonly overlayHost: OverlayHost = {
     holdInputGate: () => this.inputGate.hold(),
     assertUsable: () => this.assertUsable(),
-    readEntries: (overlay, keyOrKeys, options) => this.readEntries(overlay, keyOrKeys, options),
-    writeEntries: (overlay, args) => this.writeEntries(overlay, args),
-    deleteEntries: (overlay, keyOrKeys, options) => this.deleteEntries(overlay, keyOrKeys, options),
-    listEntries: (overlay, options) => this.listEntries(overlay, options),
+    readEntries: (overlay, keyOrKeys, options) =>
+      this.keyValue.readEntries(overlay, keyOrKeys, options),
+    writeEntries: (overlay, args) => this.keyValue.writeEntries(overlay, args),
+    deleteEntries: (overlay, keyOrKeys, options) =>
+      this.keyValue.deleteEntries(overlay, keyOrKeys, options),
+    listEntries: (overlay, options) => this.keyValue.listEntries(overlay, options),
     getAlarm: (options) => this.getAlarm(options),
     alarmTime: (scheduledTime) => this.alarmTime(scheduledTime),
     store: (overlay) => {
-      if (overlay.writes.size > 0) {
-        this.beforeBufferedWrite(undefined)
-        for (const [key, bytes] of overlay.writes) this.bufferWrite(key, bytes, undefined, null)
-      }
+      this.keyValue.storeWrites(overlay.writes)
       const alarm = overlay.alarm
       if (alarm !== undefined && alarm !== this.alarms.current())
         this.write(undefined, () => this.alarms.set(alarm))
@@ -508,67 +401,6 @@ export class Storage implements TransactionScope {
     return this.alarms.checkedTime(scheduledTime, this.config.now())
   }
 
-  // The synchronous API goes through the same checks, pending writes and cache as the async one.
-  private readonly syncKvHost: SyncKvHost = {
-    readValue: (key) => {
-      this.assertUsable()
-      checkKey(key)
-      const bytes = this.read(key, undefined, null)
-      return bytes === null ? undefined : deserializeValue(bytes)
-    },
-    writeValue: (key, value) => {
-      this.assertUsable()
-      const bytes = serializeValue(value)
-      checkKey(key)
-      checkSerializedValue(bytes)
-      this.beforeBufferedWrite(undefined)
-      this.bufferWrite(key, bytes, undefined, null)
-    },
-    removeKey: (key) => {
-      this.assertUsable()
-      checkKey(key)
-      this.beforeBufferedWrite(undefined)
-      return this.remove(key, undefined, null)
-    },
-    startListing: () => ++this.listings,
-    currentListing: () => this.listings,
-    readPage: (range, from, rows) => {
-      const entries: Array<[string, unknown]> = []
-      const { next } = this.readPage(range, from, rows, (key, value) => entries.push([key, value]))
-      return { entries, next }
-    },
-  }
-
-  /**
-   * Reads a page of the range, handing each pair to `visit`; says how many and where next.
-   * `loader` takes in the page's rows too.
-   */
-  private readPage(
-    range: KeyRange,
-    from: Buffer | null,
-    rows: number,
-    visit: (key: string, value: unknown) => void,
-    loader: KvMirrorLoader | null = null,
-  ): { count: number; next: Buffer | null } {
-    this.assertUsable()
-    this.flushWrites()
-    if (this.kvMirror !== null) return this.kvMirror.visit(range, from, rows, visit)
-    let page = this.kvTable.listPage(range, from, rows, false)
-    const lengths = loader === null ? undefined : []
-    let values =
-      page.lengths === null ? deserializeBackToBack(page.values, page.keys.length, lengths) : null
-    if (values !== null) {
-      loader?.addDecoded(page.keys, values, lengths ?? [])
-    } else {
-      if (page.lengths === null) page = this.kvTable.listPage(range, from, rows, true)
-      values = deserializeEach(page.values, page.lengths ?? [])
-      loader?.addStored(page.keys, page.values, page.lengths ?? [])
-    }
-    const { keys } = page
-    for (let i = 0; i < keys.length; i++) visit(keys[i] as string, values[i])
-    return { count: keys.length, next: page.next }
-  }
-
   private write<T>(options: PutOptions | undefined, work: () => T): T {
     this.beforeWrite(options)
     try {
@@ -578,7 +410,7 @@ export class Storage implements TransactionScope {
     }
   }
 
-  // A key-value write reaches SQLite later (flushWrites), inside a transaction begun then; here
+  // A key-value write reaches SQLite later (KeyValueStore.flush), inside a transaction begun then; here
   // it only needs the commit that will carry it.
   private beforeBufferedWrite(options: PutOptions | undefined): void {
     this.assertUsable()
@@ -607,70 +439,7 @@ export class Storage implements TransactionScope {
     }
   }
 
-  private bufferWrite(
-    key: string,
-    bytes: Buffer | null,
-    options: PutOptions | undefined,
-    overlay: TransactionOverlay | null,
-  ): void {
-    if (overlay !== null) {
-      overlay.writes.set(key, bytes)
-      return
-    }
-    this.pendingWrites.set(key, bytes, options?.noCache)
-  }
-
-  /** Hands pending key-value writes to SQLite; a failure breaks storage, as a failed commit does. */
-  private flushWrites(): void {
-    if (this.pendingWrites.size === 0) return
-    const { writes } = this.pendingWrites
-    try {
-      // User SQL may have ended the transaction (INSERT OR ROLLBACK); the writes still go together.
-      if (!this.connection.inTransaction) this.connection.exec('BEGIN')
-      this.kvTable.write(writes)
-    } catch (error) {
-      throw this.breakOn(error)
-    }
-    if (this.kvMirror !== null) {
-      this.kvMirror.apply(writes)
-      if (this.kvMirror.estimatedBytes > MIRROR_BUDGET_BYTES) this.kvMirror = null
-    }
-    this.pendingWrites.written(this.cache)
-  }
-
-  private read(
-    key: string,
-    options: GetOptions | undefined,
-    overlay: TransactionOverlay | null,
-  ): Buffer | null {
-    if (overlay !== null) {
-      const written = overlay.writes.get(key)
-      if (written !== undefined) return written
-    }
-    const pending = this.pendingWrites.get(key)
-    if (pending !== undefined) return pending
-    const cached = this.cache.get(key)
-    if (cached !== undefined) return cached
-    const bytes = this.kvTable.get(key) ?? null
-    if (!options?.noCache && this.cache.admitRead(key)) this.cache.set(key, bytes)
-    return bytes
-  }
-
-  /** Deletes `key` (at the next flush, or when the transaction commits); returns whether it existed. */
-  private remove(
-    key: string,
-    options: PutOptions | undefined,
-    overlay: TransactionOverlay | null,
-  ): boolean {
-    let known = overlay?.writes.get(key)
-    if (known === undefined) known = this.pendingWrites.get(key)
-    if (known === undefined) known = this.cache.get(key)
-    const existed = known === undefined ? this.kvTable.has(key) : known !== null
-    if (existed) this.bufferWrite(key, null, options, overlay)
-    return existed
-  }
-
-  private holdInputGate(options: GetOptions | undefined): void {
+  private holdInputGate(options: { allowConcurrency?: boolean } | undefined): void {
     if (!options?.allowConcurrency) this.inputGate.holdForThisTurn()
   }
 
@@ -687,7 +456,7 @@ export class Storage implements TransactionScope {
   private commit(): void {
     const pending = this.pending
     try {
-      this.flushWrites()
+      this.keyValue.flush()
       if (this.connection.inTransaction) this.connection.exec('COMMIT')
     } catch (error) {
       if (!this.broken) this.breakOn(error)
@@ -708,8 +477,7 @@ export class Storage implements TransactionScope {
     const failure = new Error(
       /CONSTRAINT/.test(message) ? CONSTRAINT_RESET_PREFIX + message : message,
     )
-    this.pendingWrites.discard()
-    this.kvMirror = null
+    this.keyValue.discardWrites()
     if (this.connection.inTransaction) this.connection.exec('ROLLBACK')
     this.broken = failure
     this.pending?.reject(failure)
@@ -738,11 +506,9 @@ export class Storage implements TransactionScope {
 
   // Writes still pending were all made after the savepoint: every savepoint flushes first.
   private rollbackTo(savepoint: string): void {
-    this.pendingWrites.discard()
+    this.keyValue.discardWrites()
     this.connection.exec(`ROLLBACK TO ${savepoint}`)
-    this.cache.clear()
-    this.kvMirror = null
-    this.kvTable.refresh()
+    this.keyValue.forgetCaches()
     this.alarms.forget()
   }
 
