@@ -163,13 +163,6 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   void server.register(wafMigrationWorkbenchRoutes, {
     prefix: WORKBENCH_PREFIX,
     configuration,
-  const replays = new ReplayRunner(
-    simulator,
-    resourcesDir,
-    objects.credentials.fileOf(objects.credentials.idFromName('credentials')),
-  )
-  // Jobs are in memory: a restart forgets them and clears their verdict files.
-  const replayJobs = new ReplayJobs(join(options.dataDir, 'replays'), clock)
     simulator,
     zones,
   })
