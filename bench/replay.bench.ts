@@ -1,0 +1,147 @@
+// A replay's throughput (issue 20): a generated file of a million requests (attacks and benign
+// requests of tests/fixtures/traffic, mixed) replayed through a zone deploying all three managed
+// rulesets, on one worker thread and on one per core, beside the engine's own single-core rate
+// on the same requests measured in the same run (what bench/engine measures, on this traffic).
+// Goal: on N cores, at least 0.8 × N × the single-core rate. Bytes of input per second too.
+// REPLAY_BENCH_REQUESTS sets the file's size (default 1,000,000).
+import {
+  createReadStream,
+  mkdtempSync,
+  openSync,
+  closeSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs'
+import { availableParallelism, tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { build } from 'esbuild'
+import { ReplayTally } from '@shared/replay/replay-tally'
+import { compileReplayZone, evaluateItems, type ReplayItem } from '../src-main/replay/evaluation'
+import { openReplayInput } from '../src-main/replay/input'
+import { ReplayPool } from '../src-main/replay/pool'
+import { runReplay } from '../src-main/replay/run'
+import type { Gathered } from '../src-main/zones/simulator'
+import { ManagedCatalog, readCatalogFiles } from '../src-main/zones/rulesets/catalog'
+import { heading, report, throughput, type Throughput } from './measure'
+
+const root = resolve(import.meta.dirname, '..')
+const resourcesDir = resolve(root, 'resources')
+const total = Number(process.env.REPLAY_BENCH_REQUESTS ?? 1_000_000)
+const cores = availableParallelism()
+
+const catalog = new ManagedCatalog(readCatalogFiles(resourcesDir))
+const configuration: Gathered = {
+  zoneEntrypoint: {
+    id: '0'.repeat(32),
+    name: 'default',
+    description: '',
+    kind: 'zone',
+    phase: 'http_request_firewall_managed',
+    version: '1',
+    last_updated: '',
+    rules: catalog.latest().map((ruleset, i) => ({
+      id: `${i}`.padStart(32, 'e'),
+      ref: `${i}`,
+      version: '1',
+      action: 'execute',
+      expression: 'true',
+      description: '',
+      enabled: true,
+      last_updated: '',
+      action_parameters: { id: ruleset.id, version: 'latest' },
+    })),
+  },
+  zoneRulesets: [],
+  accountRulesets: [],
+  firewallRules: [],
+  managedRulesets: true,
+}
+
+// One attack after every four benign requests, as a zone's traffic is mostly benign.
+const fixture = (name: string) =>
+  readFileSync(resolve(root, 'tests/fixtures/traffic', name), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+const benign = fixture('benign.ndjson')
+const attacks = fixture('attacks.ndjson')
+const lineAt = (i: number) =>
+  i % 5 === 4 ? attacks[i % attacks.length]! : benign[i % benign.length]!
+
+const dir = mkdtempSync(join(tmpdir(), 'zw-bench-replay-'))
+const file = join(dir, 'requests.ndjson')
+const fd = openSync(file, 'w')
+for (let at = 0; at < total; at += 10_000) {
+  let text = ''
+  for (let i = at; i < Math.min(total, at + 10_000); i++) text += `${lineAt(i)}\n`
+  writeSync(fd, text)
+}
+closeSync(fd)
+const bytes = statSync(file).size
+
+// The worker bundled as the app ships it, where its packages resolve (node_modules/.cache).
+const workerFile = join(root, 'node_modules', '.cache', 'bench', 'replay-worker.mjs')
+await build({
+  entryPoints: [resolve(root, 'src-main/replay/worker.ts')],
+  outfile: workerFile,
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  packages: 'external',
+  logLevel: 'error',
+})
+
+heading(
+  `replay: ${total.toLocaleString('en-US')} requests (${(bytes / 1e6).toFixed(0)} MB), all three managed rulesets, ${cores} cores`,
+)
+
+// The engine alone on one core, on the file's first requests.
+const zone = compileReplayZone({ configuration, resourcesDir })
+const sample: ReplayItem[] = Array.from({ length: Math.min(total, 5_000) }, (_, i) => ({
+  line: i + 1,
+  request: JSON.parse(lineAt(i)),
+}))
+const engine = await throughput(
+  'engine, one core (bench/engine on this traffic)',
+  sample.length,
+  () => evaluateItems(zone, sample, () => undefined, { trace: false, at: 0 }),
+)
+
+async function replay(threads: number): Promise<{ rate: Throughput; bytesPerSecond: number }> {
+  const pool = await ReplayPool.start({
+    configuration,
+    resourcesDir,
+    threads,
+    worker: { file: workerFile },
+  })
+  try {
+    const started = process.hrtime.bigint()
+    const run = await runReplay({
+      input: await openReplayInput(createReadStream(file)),
+      evaluator: pool,
+      tally: new ReplayTally(),
+    })
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9
+    return {
+      rate: {
+        label: `replay, ${threads} thread${threads === 1 ? '' : 's'}`,
+        opsPerSec: run.requests / seconds,
+      },
+      bytesPerSecond: bytes / seconds,
+    }
+  } finally {
+    await pool.close()
+  }
+}
+
+try {
+  for (const threads of [...new Set([1, cores])]) {
+    const { rate, bytesPerSecond } = await replay(threads)
+    report(rate, engine, 0.8 * threads)
+    console.log(`${''.padEnd(44)} ${(bytesPerSecond / 1e6).toFixed(2).padStart(12)} MB of input/s`)
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true })
+}
