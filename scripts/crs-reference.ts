@@ -13,6 +13,11 @@
 // anomaly score, per-level scores, the matched scoring rules' ids (sorted, once each) and
 // ModSecurity's own time for phases 1 and 2 in microseconds (the audit log's stopwatch).
 // The corpus is read from tests/fixtures/crs/ unless --corpus names another folder.
+//
+// It also runs seeded values (--vectors per transformation, default 100; 0 for none) through each
+// of ModSecurity's transformations that the workbench implements, in Apache with ModSecurity and
+// one rule per transformation, and writes tests/fixtures/crs/transformations.jsonl: name, input,
+// and ModSecurity's output.
 import { spawnSync } from 'node:child_process'
 import {
   chmodSync,
@@ -113,43 +118,23 @@ function apache(config: string, ...args: string[]): void {
   if (run.status !== 0) throw new Error(`apache2 ${args.join(' ')}: ${run.stderr || run.stdout}`)
 }
 
-/** Apache + ModSecurity + CRS at `level`, DetectionOnly, auditing every request as JSON. */
-async function startReference(level: number): Promise<Reference> {
-  const dir = mkdtempSync(join(tmpdir(), `crs-ref-pl${level}-`))
+/**
+ * Apache with ModSecurity on a free loopback port in a new folder: `configure` writes the
+ * ModSecurity configuration into the folder and names what the server includes and what response
+ * headers it sets.
+ */
+async function startApache(
+  name: string,
+  configure: (dir: string) => { includes: string[]; headers: string[] },
+): Promise<Reference> {
+  const dir = mkdtempSync(join(tmpdir(), `${name}-`))
   chmodSync(dir, 0o755)
   const port = await freePort()
   for (const sub of ['www', 'data', 'tmp']) mkdirSync(join(dir, sub))
   writeFileSync(join(dir, 'www/index.html'), 'ok\n')
   const www = userInfo({ encoding: 'utf8' }).uid === 0 ? wwwDataIds() : undefined
   if (www) for (const sub of ['data', 'tmp']) chownSync(join(dir, sub), www.uid, www.gid)
-
-  writeFileSync(
-    join(dir, 'crs-setup.conf'),
-    readFileSync(CRS_SETUP, 'utf8') +
-      `\nSecAction "id:900000,phase:1,nolog,pass,t:none,setvar:tx.paranoia_level=${level}"\n` +
-      `SecAction "id:900110,phase:1,nolog,pass,t:none,` +
-      `setvar:tx.inbound_anomaly_score_threshold=${THRESHOLD},` +
-      `setvar:tx.outbound_anomaly_score_threshold=4"\n`,
-  )
-  const auditLog = join(dir, 'audit.log')
-  const modsecurity = readFileSync(MODSECURITY_CONF, 'utf8')
-    .replace(/^SecRuleEngine .*$/m, 'SecRuleEngine DetectionOnly')
-    .replace(/^SecResponseBodyAccess .*$/m, 'SecResponseBodyAccess Off')
-    .replace(/^SecTmpDir .*$/m, `SecTmpDir ${dir}/tmp/`)
-    .replace(/^SecDataDir .*$/m, `SecDataDir ${dir}/data/`)
-    .replace(/^SecAuditEngine .*$/m, 'SecAuditEngine On')
-    .replace(/^SecAuditLogParts .*$/m, 'SecAuditLogParts ABHZ')
-    .replace(/^SecAuditLog .*$/m, `SecAuditLog ${auditLog}`)
-    .replace(/^SecUnicodeMapFile unicode\.mapping/m, `SecUnicodeMapFile ${UNICODE_MAPPING}`)
-  writeFileSync(join(dir, 'modsecurity.conf'), `${modsecurity}\nSecAuditLogFormat JSON\n`)
-  // After REQUEST-949: the inbound score and each level's part, into the environment for headers.
-  writeFileSync(
-    join(dir, 'score.conf'),
-    'SecAction "id:9990001,phase:2,pass,nolog,noauditlog,t:none,' +
-      'setenv:crs_score=%{tx.anomaly_score},setenv:crs_pl1=%{tx.anomaly_score_pl1},' +
-      'setenv:crs_pl2=%{tx.anomaly_score_pl2},setenv:crs_pl3=%{tx.anomaly_score_pl3},' +
-      'setenv:crs_pl4=%{tx.anomaly_score_pl4}"\n',
-  )
+  const { includes, headers } = configure(dir)
   const config = join(dir, 'httpd.conf')
   writeFileSync(
     config,
@@ -174,13 +159,8 @@ async function startReference(level: number): Promise<Reference> {
       `<Directory ${dir}/www>`,
       '  Require all granted',
       '</Directory>',
-      'Header always set X-Unique-Id "%{UNIQUE_ID}e"',
-      'Header always set X-Crs-Score "%{crs_score}e"',
-      'Header always set X-Crs-Pl "%{crs_pl1}e,%{crs_pl2}e,%{crs_pl3}e,%{crs_pl4}e"',
-      `Include ${dir}/modsecurity.conf`,
-      `Include ${dir}/crs-setup.conf`,
-      `Include ${RULES}/*.conf`,
-      `Include ${dir}/score.conf`,
+      ...headers.map((header) => `Header always set ${header}`),
+      ...includes.map((file) => `Include ${file}`),
       '',
     ].join('\n'),
   )
@@ -188,10 +168,63 @@ async function startReference(level: number): Promise<Reference> {
   apache(config, '-k', 'start')
   for (let i = 0; i < 100; i++) {
     if ((await exchange(port, Buffer.from('GET / HTTP/1.0\r\n\r\n'), 'GET')).status !== null)
-      return { dir, port, config, auditLog }
+      return { dir, port, config, auditLog: join(dir, 'audit.log') }
     await new Promise((wait) => setTimeout(wait, 100))
   }
   throw new Error(`Apache did not answer on port ${port} (see ${dir}/error.log)`)
+}
+
+/** Debian's recommended ModSecurity settings, with the folder's paths and `changes`. */
+function modSecurityConfig(dir: string, changes: [RegExp, string][]): string {
+  let text = readFileSync(MODSECURITY_CONF, 'utf8')
+    .replace(/^SecTmpDir .*$/m, `SecTmpDir ${dir}/tmp/`)
+    .replace(/^SecDataDir .*$/m, `SecDataDir ${dir}/data/`)
+    .replace(/^SecAuditLog .*$/m, `SecAuditLog ${dir}/audit.log`)
+    .replace(/^SecUnicodeMapFile unicode\.mapping/m, `SecUnicodeMapFile ${UNICODE_MAPPING}`)
+  for (const [pattern, replacement] of changes) text = text.replace(pattern, replacement)
+  return text
+}
+
+/** Apache + ModSecurity + CRS at `level`, DetectionOnly, auditing every request as JSON. */
+function startReference(level: number): Promise<Reference> {
+  return startApache(`crs-ref-pl${level}`, (dir) => {
+    writeFileSync(
+      join(dir, 'crs-setup.conf'),
+      readFileSync(CRS_SETUP, 'utf8') +
+        `\nSecAction "id:900000,phase:1,nolog,pass,t:none,setvar:tx.paranoia_level=${level}"\n` +
+        `SecAction "id:900110,phase:1,nolog,pass,t:none,` +
+        `setvar:tx.inbound_anomaly_score_threshold=${THRESHOLD},` +
+        `setvar:tx.outbound_anomaly_score_threshold=4"\n`,
+    )
+    const modsecurity = modSecurityConfig(dir, [
+      [/^SecRuleEngine .*$/m, 'SecRuleEngine DetectionOnly'],
+      [/^SecResponseBodyAccess .*$/m, 'SecResponseBodyAccess Off'],
+      [/^SecAuditEngine .*$/m, 'SecAuditEngine On'],
+      [/^SecAuditLogParts .*$/m, 'SecAuditLogParts ABHZ'],
+    ])
+    writeFileSync(join(dir, 'modsecurity.conf'), `${modsecurity}\nSecAuditLogFormat JSON\n`)
+    // After REQUEST-949: the inbound score and each level's part, into the environment for headers.
+    writeFileSync(
+      join(dir, 'score.conf'),
+      'SecAction "id:9990001,phase:2,pass,nolog,noauditlog,t:none,' +
+        'setenv:crs_score=%{tx.anomaly_score},setenv:crs_pl1=%{tx.anomaly_score_pl1},' +
+        'setenv:crs_pl2=%{tx.anomaly_score_pl2},setenv:crs_pl3=%{tx.anomaly_score_pl3},' +
+        'setenv:crs_pl4=%{tx.anomaly_score_pl4}"\n',
+    )
+    return {
+      includes: [
+        join(dir, 'modsecurity.conf'),
+        join(dir, 'crs-setup.conf'),
+        `${RULES}/*.conf`,
+        join(dir, 'score.conf'),
+      ],
+      headers: [
+        'X-Unique-Id "%{UNIQUE_ID}e"',
+        'X-Crs-Score "%{crs_score}e"',
+        'X-Crs-Pl "%{crs_pl1}e,%{crs_pl2}e,%{crs_pl3}e,%{crs_pl4}e"',
+      ],
+    }
+  })
 }
 
 function wwwDataIds(): { uid: number; gid: number } {
@@ -367,6 +400,119 @@ async function runLevel(
   return golden
 }
 
+/** One transformation of one value, as ModSecurity gives it (binary strings). */
+export interface TransformationVector {
+  readonly name: string
+  readonly input: string
+  readonly output: string
+}
+
+/** ModSecurity's transformations that src-main/engine/crs/transformations.ts implements. */
+const VECTOR_TRANSFORMATIONS = [
+  'urlDecode',
+  'urlDecodeUni',
+  'htmlEntityDecode',
+  'jsDecode',
+  'cssDecode',
+  'escapeSeqDecode',
+  'utf8toUnicode',
+  'removeNulls',
+  'replaceNulls',
+  'cmdLine',
+  'compressWhitespace',
+  'removeWhitespace',
+  'replaceComments',
+  'removeComments',
+  'removeCommentsChar',
+  'normalisePath',
+  'normalisePathWin',
+  'lowercase',
+  'length',
+  'sha1',
+  'md5',
+  'hexEncode',
+  'hexDecode',
+  'base64Decode',
+  'base64DecodeExt',
+  'sqlHexDecode',
+  'trim',
+  'trimLeft',
+  'trimRight',
+]
+
+/** What the transformations read specially: escapes, entities, comments, paths, UTF-8 bytes. */
+const VECTOR_TOKENS = [
+  ...'%,%u,%U,ff,FF,0,1,4,7,8,9,a,A,f,x,X,u,+,&,#,;,&#,&#x,amp,lt,quot,nbsp'.split(','),
+  ...'\\,/,.,..,*,-,--,/*,*/,<!--,-->,>,<,",\',^,(,=,==,0x,0X,\\x,\\u,\\0,//,./,../,C:,?'.split(
+    ',',
+  ),
+  ',',
+  ...['\0', ' ', '\t', '\n', '\r', '\v', '\xa0', '\xc3', '\xa9', '\xe2', '\x80', '\xac'],
+  ...['\xf0', '\x9f', '\xff', '\xc0', '\xaf', '\xed', 'B', 'C', 'E', 'z', 'q', 'n', 't', 'b'],
+]
+
+/** A small seeded generator (mulberry32), so that the vectors are the same on every run. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+/**
+ * `count` values per transformation, each run through ModSecurity itself: a rule per
+ * transformation hex-encodes what it makes of ARGS:<name> into a response header.
+ */
+async function transformationVectors(count: number): Promise<TransformationVector[]> {
+  const engine = await startApache('crs-ref-tfn', (dir) => {
+    writeFileSync(
+      join(dir, 'modsecurity.conf'),
+      modSecurityConfig(dir, [[/^SecRuleEngine .*$/m, 'SecRuleEngine On']]),
+    )
+    writeFileSync(
+      join(dir, 'transformations.conf'),
+      VECTOR_TRANSFORMATIONS.map(
+        (name, i) =>
+          `SecRule ARGS:${name} "@unconditionalMatch" "id:${9990100 + i},phase:2,pass,nolog,` +
+          `t:none,t:${name},t:hexEncode,setenv:out=%{MATCHED_VAR}"`,
+      ).join('\n') + '\n',
+    )
+    return {
+      includes: [join(dir, 'modsecurity.conf'), join(dir, 'transformations.conf')],
+      headers: ['X-Out "%{out}e"'],
+    }
+  })
+  const random = seeded(18)
+  const vectors: TransformationVector[] = []
+  try {
+    for (const name of VECTOR_TRANSFORMATIONS) {
+      for (let k = 0; k < count; k++) {
+        let input = ''
+        const tokens = Math.floor(random() * 15)
+        for (let t = 0; t < tokens; t++)
+          input += VECTOR_TOKENS[Math.floor(random() * VECTOR_TOKENS.length)]
+        const query = [...Buffer.from(input, 'latin1')]
+          .map((b) => `%${b.toString(16).padStart(2, '0')}`)
+          .join('')
+        const request = `GET /index.html?${name}=${query} HTTP/1.1\r\nHost: localhost\r\n\r\n`
+        const reply = await exchange(engine.port, Buffer.from(request, 'latin1'), 'GET')
+        const out = reply.headers.get('x-out')
+        if (out === undefined) throw new Error(`no answer for ${name} ${JSON.stringify(input)}`)
+        const output = out === '(null)' ? '' : Buffer.from(out, 'hex').toString('latin1')
+        vectors.push({ name, input, output })
+      }
+    }
+  } finally {
+    stopReference(engine)
+  }
+  rmSync(engine.dir, { recursive: true, force: true })
+  return vectors
+}
+
 export function readCorpus(dir: string): CorpusRecord[] {
   return CORPUS_FILES.flatMap((file) =>
     readFileSync(join(dir, file), 'utf8')
@@ -382,6 +528,7 @@ async function main(): Promise<void> {
       corpus: { type: 'string', default: FIXTURES },
       levels: { type: 'string', default: '1,2,3,4' },
       concurrency: { type: 'string', default: '4' },
+      vectors: { type: 'string', default: '100' },
     },
   })
   for (const needed of [APACHE, RULES, CRS_SETUP, MODSECURITY_CONF]) {
@@ -392,7 +539,7 @@ async function main(): Promise<void> {
   }
   const records = readCorpus(resolve(values.corpus))
   const scoring = scoringRuleIds(RULES)
-  for (const level of values.levels.split(',').map(Number)) {
+  for (const level of values.levels.split(',').filter(Boolean).map(Number)) {
     const golden = await runLevel(level, records, scoring, Number(values.concurrency))
     const out = join(FIXTURES, `golden-pl${level}.jsonl`)
     writeFileSync(out, golden.map((g) => JSON.stringify(g)).join('\n') + '\n')
@@ -403,6 +550,13 @@ async function main(): Promise<void> {
       `PL${level}: ${golden.length} requests, ${scored} scored, ` +
         `median ModSecurity time ${times[times.length >> 1] ?? '-'} µs → ${out}`,
     )
+  }
+  const count = Number(values.vectors)
+  if (count > 0) {
+    const vectors = await transformationVectors(count)
+    const out = join(FIXTURES, 'transformations.jsonl')
+    writeFileSync(out, vectors.map((v) => JSON.stringify(v)).join('\n') + '\n')
+    console.log(`${vectors.length} transformation vectors → ${out}`)
   }
 }
 

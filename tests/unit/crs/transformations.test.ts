@@ -2,10 +2,14 @@
 // (https://github.com/owasp-modsecurity/ModSecurity/wiki/Reference-Manual-%28v2.x%29#transformation-functions)
 // and cases of the kind its own transformation tests check
 // (https://github.com/owasp-modsecurity/ModSecurity/tree/v2/master/tests/tfn), with the quirks of
-// its C code that decide what CRS's rules see.
+// its C code that decide what CRS's rules see; and ModSecurity's own output for seeded values of
+// every transformation (tests/fixtures/crs/transformations.jsonl, `npm run crs:reference`).
 import { createHash } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { transformation } from '../../../src-main/engine/crs/transformations'
+import type { TransformationVector } from '../../../scripts/crs-reference'
 
 function t(name: string, value: string): string {
   const fn = transformation(name)
@@ -149,5 +153,21 @@ describe('normalisePath', () => {
   it('normalisePathWin treats backslashes as slashes', () => {
     expect(t('normalisePathWin', 'C:\\a\\..\\b\\\\c')).toBe('C:/b/c')
     expect(t('normalisePathWin', '..\\..\\boot.ini')).toBe('../../boot.ini')
+  })
+})
+
+describe('ModSecurity 2.9.7 itself', () => {
+  const vectors = readFileSync(
+    resolve(import.meta.dirname, '../../fixtures/crs/transformations.jsonl'),
+    'utf8',
+  )
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as TransformationVector)
+
+  it('gives what these give on every vector of the golden file', () => {
+    expect(vectors.length).toBeGreaterThan(2000)
+    const differing = vectors.filter((v) => t(v.name, v.input) !== v.output)
+    expect(differing.slice(0, 5)).toEqual([])
   })
 })
