@@ -11,6 +11,7 @@ import type {
   FirewallRuleUpdate,
 } from '@shared/api/firewall'
 import { allPages, api, workbenchApi } from '../api'
+import { presentFields } from '../present-fields'
 import { changeZone, loadZone } from './zone-editing'
 import { ZoneChoice } from './zone-choice.svelte'
 
@@ -33,17 +34,14 @@ export function byPriority(rules: readonly FirewallRule[]): FirewallRule[] {
 
 /** The rule as PUT takes it, whole: PUT resets whatever it is not sent. */
 function wholeRule(rule: FirewallRule): FirewallRuleUpdate {
-  const body: FirewallRuleUpdate = {
+  return {
     id: rule.id,
     filter: { id: rule.filter.id },
     action: rule.action,
     priority: rule.priority,
     paused: rule.paused,
+    ...presentFields(rule, ['description', 'ref', 'products']),
   }
-  if (rule.description !== undefined) body.description = rule.description
-  if (rule.ref !== undefined) body.ref = rule.ref
-  if (rule.products !== undefined) body.products = rule.products
-  return body
 }
 
 export class FirewallRulesState {

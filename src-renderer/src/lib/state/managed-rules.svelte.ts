@@ -17,6 +17,7 @@ import {
 } from '@shared/api/rulesets'
 import type { EffectiveRule } from '@shared/rulesets/overrides'
 import { allCursorPages, api } from '../api'
+import { presentFields } from '../present-fields'
 import { ApiCallError, errorMessages } from '../api-error'
 import { ZoneChoice } from './zone-choice.svelte'
 import {
@@ -51,17 +52,14 @@ export interface Deployment {
 }
 
 function entryRule(rule: Rule): EntryRule {
-  const body: EntryRule = {
+  return {
     id: rule.id,
     action: rule.action,
     expression: rule.expression ?? '',
     description: rule.description,
     enabled: rule.enabled,
+    ...presentFields(rule, ['action_parameters', 'ref', 'logging']),
   }
-  if (rule.action_parameters !== undefined) body.action_parameters = rule.action_parameters
-  if (rule.ref !== undefined) body.ref = rule.ref
-  if (rule.logging !== undefined) body.logging = rule.logging
-  return body
 }
 
 /** The execute parameters of a deployment, or null for the entry point's other rules. */
