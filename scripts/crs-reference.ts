@@ -380,11 +380,11 @@ async function runLevel(
     const uid = reply.headers.get('x-unique-id')
     let entry = uid && uid !== '(null)' ? audited.get(uid) : undefined
     if (entry === undefined && reply.localPort !== undefined) {
-      // Apache's own refusals carry no unique id header: join by client port and request line.
+      // Apache's own refusals carry no unique id header: join by client port and request line
+      // (a port alone may be another connection's, reused).
       const line = Buffer.from(record.wire, 'base64').toString('latin1').split('\r\n')[0]
-      const candidates = byPort.get(reply.localPort) ?? []
-      const same = candidates.filter((c) => c.requestLine === line)
-      entry = same.length === 1 ? same[0] : candidates.length === 1 ? candidates[0] : undefined
+      const same = (byPort.get(reply.localPort) ?? []).filter((c) => c.requestLine === line)
+      entry = same.length === 1 ? same[0] : undefined
     }
     const pl = reply.headers.get('x-crs-pl')
     return {
