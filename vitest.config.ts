@@ -2,14 +2,16 @@ import { resolve } from 'node:path'
 import { svelte } from '@sveltejs/vite-plugin-svelte'
 import { defineConfig } from 'vitest/config'
 
-// The soak project: crash suites (kills per operation from CRASH_KILLS) and property runs (their
-// runs multiplied by PROPERTY_RUNS, tests/property-runs.ts). `npm test` runs it short beside the
-// unit project; `npm run soak` runs it alone, long.
+// The soak project: crash suites (kills per operation from CRASH_KILLS), property runs (their
+// runs multiplied by PROPERTY_RUNS, tests/property-runs.ts) and the replay command's memory
+// (REPLAY_TEST_MB of input). `npm test` runs it short beside the unit project; `npm run soak`
+// runs it alone, long.
 const SOAK = [
   'tests/api/crash/**/*.test.ts',
   'tests/unit/storage/crash/**/*.test.ts',
   'tests/unit/history/property.test.ts',
   'tests/unit/expression/properties.test.ts',
+  'tests/api/cli-replay.test.ts',
 ]
 
 export default defineConfig({
@@ -24,7 +26,11 @@ export default defineConfig({
     hookTimeout: 60_000,
     coverage: {
       provider: 'v8',
-      include: ['src-main/**', 'src-shared/**', 'src-renderer/src/**'],
+      include: [
+        'src-main/**/*.{ts,mjs}',
+        'src-shared/**/*.ts',
+        'src-renderer/src/**/*.{ts,svelte}',
+      ],
       reporter: ['text-summary'],
     },
     projects: [
@@ -44,6 +50,7 @@ export default defineConfig({
           env: {
             CRASH_KILLS: process.env.CRASH_KILLS ?? '5',
             PROPERTY_RUNS: process.env.PROPERTY_RUNS ?? '1',
+            REPLAY_TEST_MB: process.env.REPLAY_TEST_MB ?? '50',
           },
         },
       },
