@@ -97,6 +97,20 @@ describe('ReplayState', () => {
     expect(state.result?.outcomes.blocked).toBe(2)
   })
 
+  it('stops between chunks when asked, keeping what ran', async () => {
+    const state = new replay.ReplayState()
+    await open(state)
+    const line = JSON.stringify({ method: 'GET', url: 'https://traffic.example/' })
+    state.chooseFile(new File([Array(3000).fill(line).join('\n')], 'many.ndjson'))
+    const running = state.run()
+    state.stop()
+    await running
+    expect(state.stopped).toBe(true)
+    expect(state.progress.done).toBeLessThan(3000)
+    expect(state.result?.requests).toBe(state.progress.done)
+    expect(state.noRequests).toBe(false)
+  })
+
   it('says a file without requests holds none, and refuses one that is not traffic', async () => {
     const state = new replay.ReplayState()
     await open(state)
