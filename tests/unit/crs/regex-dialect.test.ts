@@ -67,9 +67,10 @@ function corpusStrings(limit: number): string[] {
 }
 
 /**
- * PCRE's spelling → Python's, for the reference only: `\z` is Python's `\Z`, PCRE2's `\v` is the
- * vertical-space bytes (CRS writes it only inside classes), an inline `(?i)` is a global flag, and
- * a look-behind over alternatives of different widths is a run of fixed-width look-behinds.
+ * PCRE's spelling → Python's, for the reference only: `\z` is Python's `\Z`, and so is `$` under
+ * DOLLAR_ENDONLY; PCRE2's `\v` is the vertical-space bytes (CRS writes it only inside classes), an
+ * inline `(?i)` is a global flag, and a look-behind over alternatives of different widths is a run
+ * of fixed-width look-behinds.
  */
 const PYTHON_REFERENCE = String.raw`
 import json, re, sys
@@ -81,11 +82,27 @@ for p in job['patterns']:
     if p.startswith('(?i)') or p.startswith('^(?i)'):
         p = p.replace('(?i)', '', 1); flags |= re.I
     p = p.replace('\\z', '\\Z').replace('\\v', '\\n\\x0b\\f\\r\\x85')
+    out_p, escaped, in_class = '', False, False
+    for c in p:
+        if not escaped and not in_class and c == '$':
+            c = '\\Z'
+        in_class = (in_class and (escaped or c != ']')) or (not escaped and c == '[')
+        escaped = not escaped and c == '\\'
+        out_p += c
+    p = out_p
     m = re.match(r'^\(\?<!(.*)\);(.*)$', p)
     if m:
         p = ''.join('(?<!%s)' % a for a in m.group(1).split('|')) + ';' + m.group(2)
     r = re.compile(p.encode('utf-8'), flags)
-    out.append([i for i, s in enumerate(strings) if r.search(s)])
+    found = {}
+    for i, s in enumerate(strings):
+        m = r.search(s)
+        if m:
+            groups = [m.group(0)] + list(m.groups())
+            while len(groups) > 1 and groups[-1] is None:
+                groups.pop()
+            found[i] = [(g or b'').decode('latin-1') for g in groups[:10]]
+    out.append(found)
 print(json.dumps(out))
 `
 
@@ -136,7 +153,7 @@ describe('CRS @rx patterns on the linear-time engine', () => {
   })
   const hasPython = python.status === 0 && python.stdout.trim() === 'True'
   it.skipIf(!hasPython)(
-    'match where a backtracking engine matches, on corpus strings (needs python3 ≥ 3.11)',
+    'match and capture as a backtracking engine does, on corpus strings (needs python3 ≥ 3.11)',
     () => {
       const strings = corpusStrings(5000)
       const run = spawnSync('python3', ['-c', PYTHON_REFERENCE], {
@@ -145,21 +162,28 @@ describe('CRS @rx patterns on the linear-time engine', () => {
         maxBuffer: 1 << 28,
       })
       expect(run.status, run.stderr).toBe(0)
-      const reference = JSON.parse(run.stdout) as number[][]
+      const reference = JSON.parse(run.stdout) as Record<string, string[]>[]
       const differences: string[] = []
+      let captures = 0
       patterns.forEach(({ id, pattern }, k) => {
         const regex = compileCrsRegex(pattern)
-        const ours = strings.flatMap((s, i) => (regex.exec(s) === undefined ? [] : [i]))
-        const theirs = new Set(reference[k])
-        const differ =
-          ours.filter((i) => !theirs.has(i)).length +
-          theirs.size -
-          ours.filter((i) => theirs.has(i)).length
+        const theirs = reference[k]!
+        let differ = 0
+        strings.forEach((s, i) => {
+          const ours = regex.exec(s)
+          const expected = theirs[i]
+          if ((ours === undefined) !== (expected === undefined)) differ++
+          else if (ours !== undefined && JSON.stringify(ours) !== JSON.stringify(expected)) {
+            captures++
+            differ++
+          }
+        })
         if (differ > 0) differences.push(`${id}: ${differ} of ${strings.length} strings`)
       })
       console.log(
         `${patterns.length - differences.length} of ${patterns.length} patterns give the same ` +
-          `matches as the backtracking engine on ${strings.length} corpus strings`,
+          `matches and captures as the backtracking engine on ${strings.length} corpus strings ` +
+          `(${captures} capture differences)`,
       )
       expect(differences).toEqual([])
     },
