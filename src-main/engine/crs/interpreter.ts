@@ -12,7 +12,7 @@
 //     matched, jumping past its marker.
 // Compiled once per plan; a request's collections are built on first use.
 
-import { compileOperator } from './operators'
+import { compileOperator, compileOperatorTest } from './operators'
 import { isMarker, type CrsBundle, type CrsRule, type CrsSetvar, type CrsVariable } from './program'
 import {
   parseArguments,
@@ -53,6 +53,8 @@ export interface CrsRunOptions {
 }
 
 type Operator = (value: string) => string[] | undefined
+/** A negated operator's question: only whether it matches, never what. */
+type OperatorTest = (value: string) => boolean
 
 interface CompiledRule {
   rule: CrsRule
@@ -62,6 +64,10 @@ interface CompiledRule {
   /** the transformations' names joined, for each prefix of the chain: the transformation cache's keys */
   prefixKeys: string[]
   operator: (parameter: string) => Operator
+  /** the operator when its parameter has no macros, compiled once */
+  fixedOperator: Operator | undefined
+  /** the same as a test, for a negated operator (whose captures nobody reads) */
+  fixedTest: OperatorTest | undefined
   /** `:/regex/` selectors: whether a key is selected */
   keyPatterns: Map<string, (key: string) => boolean>
   chain: CompiledRule | undefined
@@ -153,7 +159,12 @@ export class CrsProgramRunner {
       return op
     }
     // Operators without macros compile now, so a program with an unknown one fails at once.
-    if (!rule.operator.parameter.includes('%{')) operator(rule.operator.parameter)
+    const fixed = !rule.operator.parameter.includes('%{')
+    const fixedOperator = fixed ? operator(rule.operator.parameter) : undefined
+    const fixedTest =
+      fixed && rule.operator.negated && !rule.multiMatch
+        ? compileOperatorTest(name, rule.operator.parameter, context)
+        : undefined
     const chain = rule.chain === undefined ? undefined : this.compileRule(rule.chain, id)
     const level = (rule.setvars ?? [])
       .map((s) =>
@@ -168,6 +179,8 @@ export class CrsProgramRunner {
         rule.transformations.slice(0, i + 1).join(','),
       ),
       operator,
+      fixedOperator,
+      fixedTest,
       keyPatterns: new Map(),
       chain,
       skipTo: undefined,
@@ -257,10 +270,18 @@ class Transaction {
   private runRule(compiled: CompiledRule): boolean {
     const { rule } = compiled
     const targets = this.targets(compiled)
-    const parameter = rule.operator.parameter.includes('%{')
-      ? this.expand(rule.operator.parameter, compiled)
-      : rule.operator.parameter
-    const operator = compiled.operator(parameter)
+    const test = compiled.fixedTest
+    if (test !== undefined) {
+      let matched = false
+      for (const target of this.transformedTargetsOf(compiled, targets)) {
+        if (test(target[1])) continue
+        matched = true
+        this.onMatch(compiled, target, undefined)
+      }
+      return matched
+    }
+    const operator =
+      compiled.fixedOperator ?? compiled.operator(this.expand(rule.operator.parameter, compiled))
     const negated = rule.operator.negated
     let matched = false
     if (!rule.multiMatch) {
@@ -361,25 +382,33 @@ class Transaction {
   /** `%{tx.name}`, `%{rule.id}`, `%{matched_var}`, `%{request_headers.host}`, … */
   private expand(text: string, compiled: CompiledRule): string {
     if (!text.includes('%{')) return text
-    return text.replace(/%\{([^}]+)\}/g, (_all, spec: string) => {
-      const dot = spec.indexOf('.')
-      const collection = (dot < 0 ? spec : spec.slice(0, dot)).toUpperCase()
-      const key = dot < 0 ? '' : spec.slice(dot + 1)
+    let out = ''
+    for (const part of templateOf(text)) {
+      if (typeof part === 'string') {
+        out += part
+        continue
+      }
+      const { collection, key } = part
       switch (collection) {
         case 'TX':
-          return this.tx.get(key.toLowerCase()) ?? ''
+          out += this.tx.get(key.toLowerCase()) ?? ''
+          break
         case 'RULE':
-          return key.toLowerCase() === 'id' ? String(compiled.id ?? '') : ''
+          out += key.toLowerCase() === 'id' ? String(compiled.id ?? '') : ''
+          break
         case 'MATCHED_VAR':
-          return this.matchedVar?.[1] ?? ''
+          out += this.matchedVar?.[1] ?? ''
+          break
         case 'MATCHED_VAR_NAME':
-          return this.matchedVar?.[0] ?? ''
+          out += this.matchedVar?.[0] ?? ''
+          break
         default: {
           const values = this.collection({ collection, ...(key ? { key } : {}) }, compiled)
-          return values[0]?.[1] ?? ''
+          out += values[0]?.[1] ?? ''
         }
       }
-    })
+    }
+    return out
   }
 
   /** The targets after the rule's transformations, shared by rules with the same both. */
@@ -496,6 +525,13 @@ class Transaction {
       const value = this.tx.get(key)
       return value === undefined ? [] : [[`TX:${key}`, value]]
     }
+    if (name === 'TX' && variable.keyPattern !== undefined) {
+      // TX holds a hundred variables; CRS's selectors pick a few of them.
+      const selects = this.keySelector(variable.keyPattern, compiled)
+      const selected: Entry[] = []
+      for (const [k, v] of this.tx) if (selects(k)) selected.push([`TX:${k}`, v])
+      return selected
+    }
     const all = this.entries(name)
     if (variable.key === undefined && variable.keyPattern === undefined) {
       return all.map(([k, v]) => [k === '' ? name : `${name}:${k}`, v])
@@ -503,31 +539,36 @@ class Transaction {
     let selected: Entry[]
     if (name === 'XML') selected = all.filter(([k]) => k === variable.key)
     else if (variable.keyPattern !== undefined) {
-      let selects = compiled.keyPatterns.get(variable.keyPattern)
-      if (selects === undefined) {
-        const pattern = compileOperator('rx', `(?i)${variable.keyPattern}`, {
-          ruleId: compiled.id ?? 0,
-          dataFile: () => [],
-        })
-        // The same keys come back request after request (TX's above all): each is tested once.
-        const answers = new Map<string, boolean>()
-        selects = (key) => {
-          let answer = answers.get(key)
-          if (answer === undefined) {
-            answer = pattern(key) !== undefined
-            if (answers.size < KEY_ANSWERS_LIMIT) answers.set(key, answer)
-          }
-          return answer
-        }
-        compiled.keyPatterns.set(variable.keyPattern, selects)
-      }
-      const test = selects
-      selected = all.filter(([k]) => test(k))
+      const selects = this.keySelector(variable.keyPattern, compiled)
+      selected = all.filter(([k]) => selects(k))
     } else {
       const key = variable.key!.toLowerCase()
       selected = all.filter(([k]) => k.toLowerCase() === key)
     }
     return selected.map(([k, v]) => [name === 'XML' ? 'XML' : `${name}:${k}`, v])
+  }
+
+  /** Whether a `:/regex/` selector selects a key. */
+  private keySelector(keyPattern: string, compiled: CompiledRule): (key: string) => boolean {
+    let selects = compiled.keyPatterns.get(keyPattern)
+    if (selects === undefined) {
+      const pattern = compileOperatorTest('rx', `(?i)${keyPattern}`, {
+        ruleId: compiled.id ?? 0,
+        dataFile: () => [],
+      })
+      // The same keys come back request after request (TX's above all): each is tested once.
+      const answers = new Map<string, boolean>()
+      selects = (key) => {
+        let answer = answers.get(key)
+        if (answer === undefined) {
+          answer = pattern(key)
+          if (answers.size < KEY_ANSWERS_LIMIT) answers.set(key, answer)
+        }
+        return answer
+      }
+      compiled.keyPatterns.set(keyPattern, selects)
+    }
+    return selects
   }
 
   /** A collection's keys and values ('' for a scalar), built on first use. */
@@ -698,6 +739,37 @@ function singleTxVariable(variables: readonly CrsVariable[]): {
   return { txKey: key, txName: `TX:${key}` }
 }
 const NO_TX = { txKey: undefined, txName: undefined }
+
+/** A `%{collection.key}` reference of a macro text. */
+interface MacroReference {
+  /** upper case */
+  collection: string
+  key: string
+}
+
+/** Macro texts (setvar names and values, operator parameters) cut into text and references. */
+const templates = new Map<string, (string | MacroReference)[]>()
+
+function templateOf(text: string): (string | MacroReference)[] {
+  let parts = templates.get(text)
+  if (parts === undefined) {
+    parts = []
+    let last = 0
+    for (const m of text.matchAll(/%\{([^}]+)\}/g)) {
+      if (m.index > last) parts.push(text.slice(last, m.index))
+      const spec = m[1]!
+      const dot = spec.indexOf('.')
+      parts.push({
+        collection: (dot < 0 ? spec : spec.slice(0, dot)).toUpperCase(),
+        key: dot < 0 ? '' : spec.slice(dot + 1),
+      })
+      last = m.index + m[0].length
+    }
+    if (last < text.length) parts.push(text.slice(last))
+    templates.set(text, parts)
+  }
+  return parts
+}
 
 const isSpaceOrNbsp = (c: number) => c === 0x20 || (c >= 0x09 && c <= 0x0d) || c === 0xa0
 

@@ -337,3 +337,20 @@ export function compileOperator(
       throw new Error(`CRS rule ${context.ruleId}: unknown operator @${name}`)
   }
 }
+
+/**
+ * An operator as a test, for a negated rule, which reads no captures: a regex then only answers
+ * whether it matches, without running again for its groups.
+ */
+export function compileOperatorTest(
+  name: string,
+  parameter: string,
+  context: OperatorContext,
+): (value: string) => boolean {
+  if (name === 'rx') {
+    const regex = compileCrsRegex(parameter)
+    return (value) => regex.test(value)
+  }
+  const operator = compileOperator(name, parameter, context)
+  return (value) => operator(value) !== undefined
+}

@@ -19,6 +19,8 @@ export class UnsupportedPcre extends Error {}
 /** A compiled @rx: captures as ModSecurity sets TX.0–9, or undefined without a match. */
 export interface CrsRegex {
   exec(value: string): string[] | undefined
+  /** whether it matches, without the captures */
+  test(value: string): boolean
 }
 
 /** ModSecurity keeps the whole match and the first nine groups (an ovector of 30). */
@@ -328,6 +330,10 @@ export function rewritePcre(pattern: string): string {
 class RewrittenRegex implements CrsRegex {
   constructor(private readonly regex: CompiledRegex) {}
 
+  test(value: string): boolean {
+    return this.regex.test(value)
+  }
+
   exec(value: string): string[] | undefined {
     if (!this.regex.test(value)) return undefined
     let captures: string[] = []
@@ -340,6 +346,12 @@ class RewrittenRegex implements CrsRegex {
     })
     return captures
   }
+}
+
+/** `^.*$` (901318, 920450): with DOTALL every value matches whole, so no engine need run. */
+const WHOLE_VALUE: CrsRegex = {
+  test: () => true,
+  exec: (value) => [value],
 }
 
 /** A backtick inside String.raw, where \\` would keep its backslash. */
@@ -355,6 +367,9 @@ const ENTITY_BEFORE_SEMICOLON =
   /&(?:[aAoOuUyY]uml|[aAeEiIoOuU]circ|[eEiIoOuUyY]acute|[aAeEiIoOuU]grave|[cC]cedil|[aAnNoO]tilde|amp|apos)$/
 
 const FILE_NAME_QUOTE_OR_SEMICOLON: CrsRegex = {
+  test(value) {
+    return this.exec(value) !== undefined
+  },
   exec(value) {
     for (let i = 0; i < value.length; i++) {
       const c = value[i]!
@@ -377,6 +392,9 @@ const EQUAL_OPERATORS = /^(?:<=>|(?:sounds\s+)?like|r(?:egexp|like)|=)/i
  * of its leftmost match: the whole match from the filler before the word, and the word.
  */
 const SQL_TAUTOLOGY: CrsRegex = {
+  test(value) {
+    return this.exec(value) !== undefined
+  },
   exec(value) {
     let i = 0
     while (i < value.length) {
@@ -469,6 +487,7 @@ const SQL_HAVING_942260 = String.raw`(?i:["'${BACKTICK}]\s*?(?:(?:n(?:and|ot)|(?
  * pattern's exact text (a changed rule falls back to the rewrite, which refuses it).
  */
 const HAND_WRITTEN = new Map<string, () => CrsRegex>([
+  ['^.*$', () => WHOLE_VALUE],
   [
     String.raw`(?<!&(?:[aAoOuUyY]uml)|&(?:[aAeEiIoOuU]circ)|&(?:[eEiIoOuUyY]acute)|&(?:[aAeEiIoOuU]grave)|&(?:[cC]cedil)|&(?:[aAnNoO]tilde)|&(?:amp)|&(?:apos));|['"=]`,
     () => FILE_NAME_QUOTE_OR_SEMICOLON,
