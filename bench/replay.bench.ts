@@ -16,7 +16,6 @@ import {
 } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { build } from 'esbuild'
 import { ReplayTally } from '@shared/replay/replay-tally'
 import { compileReplayZone, evaluateItems, type ReplayItem } from '../src-main/replay/evaluation'
 import { openReplayInput } from '../src-main/replay/input'
@@ -24,6 +23,8 @@ import { ReplayPool } from '../src-main/replay/pool'
 import { runReplay } from '../src-main/replay/run'
 import type { Gathered } from '../src-main/zones/simulator'
 import { ManagedCatalog, readCatalogFiles } from '../src-main/zones/rulesets/catalog'
+import { entrypoint } from '../scripts/detection-rates'
+import { bundleChild, removeChildBundle } from '../tests/child-bundle'
 import { heading, report, throughput, type Throughput } from './measure'
 
 const root = resolve(import.meta.dirname, '..')
@@ -33,26 +34,7 @@ const cores = availableParallelism()
 
 const catalog = new ManagedCatalog(readCatalogFiles(resourcesDir))
 const configuration: Gathered = {
-  zoneEntrypoint: {
-    id: '0'.repeat(32),
-    name: 'default',
-    description: '',
-    kind: 'zone',
-    phase: 'http_request_firewall_managed',
-    version: '1',
-    last_updated: '',
-    rules: catalog.latest().map((ruleset, i) => ({
-      id: `${i}`.padStart(32, 'e'),
-      ref: `${i}`,
-      version: '1',
-      action: 'execute',
-      expression: 'true',
-      description: '',
-      enabled: true,
-      last_updated: '',
-      action_parameters: { id: ruleset.id, version: 'latest' },
-    })),
-  },
+  zoneEntrypoint: entrypoint(catalog.latest().map((ruleset) => ({ ruleset: ruleset.id }))),
   zoneRulesets: [],
   accountRulesets: [],
   firewallRules: [],
@@ -80,18 +62,8 @@ for (let at = 0; at < total; at += 10_000) {
 closeSync(fd)
 const bytes = statSync(file).size
 
-// The worker bundled as the app ships it, where its packages resolve (node_modules/.cache).
-const workerFile = join(root, 'node_modules', '.cache', 'bench', 'replay-worker.mjs')
-await build({
-  entryPoints: [resolve(root, 'src-main/replay/worker.ts')],
-  outfile: workerFile,
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  packages: 'external',
-  logLevel: 'error',
-})
+// The worker bundled as the app ships it, where its packages resolve.
+const workerFile = await bundleChild(resolve(root, 'src-main/replay/worker.ts'))
 
 heading(
   `replay: ${total.toLocaleString('en-US')} requests (${(bytes / 1e6).toFixed(0)} MB), all three managed rulesets, ${cores} cores`,
@@ -144,4 +116,5 @@ try {
   }
 } finally {
   rmSync(dir, { recursive: true, force: true })
+  removeChildBundle(workerFile)
 }
