@@ -196,7 +196,7 @@ const text = (value: string | boolean | undefined) =>
 function humanSummary(summary: ReplayCommandSummary, seconds: number): string[] {
   const n = (value: number) => value.toLocaleString('en-US')
   const lines = [
-    `${summary.cancelled ? 'Cancelled after' : 'Replayed'} ${n(summary.requests)} requests (${summary.format}${summary.gzip ? ', gzip' : ''}; ${n(summary.skipped)} lines skipped) from ${n(summary.bytes)} bytes in ${seconds.toFixed(1)} s on ${summary.threads} threads: ${n(Math.round(summary.requests / Math.max(seconds, 1e-3)))} requests/s`,
+    `${summary.cancelled ? 'Cancelled after' : 'Replayed'} ${n(summary.requests)} requests (${summary.format}${summary.gzip ? ', gzip' : ''}; ${n(summary.skipped)} lines skipped) from ${n(summary.bytes)} bytes in ${seconds.toFixed(1)} s on ${summary.threads} thread${summary.threads === 1 ? '' : 's'}: ${n(Math.round(summary.requests / Math.max(seconds, 1e-3)))} requests/s`,
     `blocked ${n(summary.outcomes.blocked)}, challenged ${n(summary.outcomes.challenged)}, passed ${n(summary.outcomes.passed)}`,
   ]
   for (const rule of summary.rules.slice(0, 10)) {

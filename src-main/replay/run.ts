@@ -12,6 +12,7 @@
 // worker), never by the input. An abort stops reading at once and drops the batches still out:
 // the tally holds what was added before it. The caller closes the pool.
 
+import { once } from 'node:events'
 import type { Writable } from 'node:stream'
 import type { ReplayTally } from '@shared/replay/replay-tally'
 import { lackedFields } from './absent'
@@ -113,19 +114,9 @@ function unlessAborted<T>(
   })
 }
 
-/** Writes `text`, waiting for the stream to drain when its buffer is full. */
+/** Writes `text`, waiting for the stream to drain when its buffer is full (rejects on its error). */
 async function write(stream: Writable, text: string): Promise<void> {
-  if (stream.write(text)) return
-  await new Promise<void>((resolve, reject) => {
-    const done = (error?: Error) => {
-      stream.off('drain', done)
-      stream.off('error', done)
-      if (error === undefined) resolve()
-      else reject(error)
-    }
-    stream.once('drain', done)
-    stream.once('error', done)
-  })
+  if (!stream.write(text)) await once(stream, 'drain')
 }
 
 export async function runReplay(options: ReplayRunOptions): Promise<ReplayRun> {
