@@ -97,6 +97,11 @@ export class Run {
   }
 }
 
+/** A rule as outcomes name it: its description, quoted, or its id when it has none. */
+function ruleName(description: string | undefined, id: string): string {
+  return description ? `“${description}”` : id
+}
+
 function text(value: Value | undefined): string {
   return typeof value === 'string' ? bytesToText(value) : ''
 }
@@ -206,7 +211,10 @@ function runFirewallRules(plan: Plan, run: Run): { bypassWaf: boolean } {
       allowed = true
       if (node) node.effect = 'allowed the request past the remaining firewall rules'
     } else if (TERMINATING.has(rule.action)) {
-      run.stop(rule.action, `Firewall rule ${rule.id} (${rule.action}) ended evaluation`)
+      run.stop(
+        rule.action,
+        `Firewall rule ${ruleName(rule.description, rule.id)} (${rule.action}) ended evaluation`,
+      )
       if (node) node.effect = 'terminated the request'
     } else if (node) node.effect = 'logged'
   }
@@ -332,7 +340,7 @@ function runRuleset(
     } else if (TERMINATING.has(effective.action)) {
       run.stop(
         effective.action,
-        `Rule ${rule.id} of ruleset ${target.id} (${effective.action}) ended evaluation`,
+        `Rule ${ruleName(rule.description, rule.id)} of ${target.name} (${effective.action}) ended evaluation`,
       )
       if (node) node.effect = 'terminated the request'
     } else if (node) node.effect = 'logged'
@@ -374,6 +382,11 @@ function runManagedPhase(plan: Plan, run: Run): void {
       if (node) {
         node.evaluated = true
         node.matched = matched
+        // A deployment that did not match says why its ruleset did not run on the request.
+        if (!matched) {
+          node.expression = rule.expression
+          if (target !== undefined) node.executes = target.id
+        }
       }
       if (!matched) continue
       if (rule.action === 'execute') {
@@ -416,7 +429,7 @@ function runManagedPhase(plan: Plan, run: Run): void {
         if (TERMINATING.has(rule.action)) {
           run.stop(
             rule.action,
-            `Rule ${rule.id} of the entry point (${rule.action}) ended evaluation`,
+            `Rule ${ruleName(rule.description, rule.id)} of the entry point (${rule.action}) ended evaluation`,
           )
         }
         if (node) node.effect = TERMINATING.has(rule.action) ? 'terminated the request' : 'logged'

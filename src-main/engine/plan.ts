@@ -50,6 +50,8 @@ export interface PlannedCrs {
 
 export interface PlannedRuleset {
   id: string
+  /** what outcomes call it (docs/vendor-behaviour.md#evaluating-one-phase) */
+  name: string
   rules: PlannedRule[]
   /**
    * The needs of the zone's rules, which rule out most of them on ordinary traffic without
@@ -192,6 +194,7 @@ function planRuleset(
   })
   return {
     id: ruleset.id,
+    name: ruleset.name,
     rules,
     requirements,
     firstRequirement: requirements.add(rules.map((planned) => planned.expression.needs)),

@@ -65,6 +65,10 @@ export interface TraceNode {
   evaluated: boolean
   not_evaluated?: NotEvaluated
   matched?: boolean
+  /** an entry point rule whose expression did not match: that expression, and the ruleset an
+   * execute rule would have run */
+  expression?: string
+  executes?: string
   /** a scoring rule's contribution, and the anomaly rule's total and threshold */
   score?: number
   total_score?: number

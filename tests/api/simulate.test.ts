@@ -119,7 +119,7 @@ describe('POST simulate', () => {
     })
     expect(result.outcome).toBe('blocked')
     expect(result.events.at(-1)).toMatchObject({ ruleset_id: GENERAL, action: 'block' })
-    expect(result.stopped).toContain(result.events.at(-1).rule_id)
+    expect(result.stopped).toContain(result.events.at(-1).description)
     // Once the request is blocked, the later deployments are not evaluated.
     const later = result.trace.filter((node: any) => node.kind === 'entrypoint_rule').slice(1)
     expect(later.every((node: any) => node.not_evaluated === 'stopped')).toBe(true)

@@ -1333,7 +1333,7 @@ describe('the trace', () => {
     expect(nodes.slice(at + 1).every((n) => n.not_evaluated === 'stopped')).toBe(true)
     expect(entry(decision, 'owasp').not_evaluated).toBe('stopped')
     expect(entry(decision, 'owasp').children).toBeUndefined()
-    expect(decision.stopped).toContain(nodes[at]!.rule_id)
+    expect(decision.stopped).toContain(nodes[at]!.description)
   })
 
   it('is empty when evaluated without a trace, with the same decision otherwise', () => {
