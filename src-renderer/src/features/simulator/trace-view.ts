@@ -4,13 +4,25 @@ import type { NotEvaluated, SimulationEvent, TraceNode } from '@shared/api/simul
 import type { OverrideSource } from '@shared/rulesets/overrides'
 import { actionColor, actionLabel } from '../../lib/traffic-labels'
 
+/** A deployment (an execute rule of an entry point) whose expression did not match. */
+export function unmatchedDeployment(node: TraceNode): boolean {
+  return (
+    node.kind === 'entrypoint_rule' &&
+    node.action === 'execute' &&
+    node.evaluated &&
+    node.matched === false
+  )
+}
+
 /** A node worth showing when only what happened is asked for. */
 function happened(node: TraceNode): boolean {
   return (
     node.matched === true ||
     node.credentials !== undefined ||
     // the anomaly rule's total against its threshold explains a pass as much as a block
-    (node.evaluated && node.total_score !== undefined)
+    (node.evaluated && node.total_score !== undefined) ||
+    // a ruleset that did not run explains a pass: the same attack on another host
+    unmatchedDeployment(node)
   )
 }
 
@@ -110,6 +122,7 @@ export function idLabel(node: TraceNode): string {
 export function nodeStatus(node: TraceNode): string {
   if (!node.evaluated) return NOT_EVALUATED_LABELS[node.not_evaluated ?? 'stopped']
   if (node.kind === 'waf_package') return 'Ran'
+  if (unmatchedDeployment(node)) return 'Not matched: its ruleset did not run'
   return node.matched ? 'Matched' : 'Not matched'
 }
 
@@ -137,7 +150,7 @@ export const SOURCE_LABELS: Record<OverrideSource, string> = {
 /** A node's name: its description, else what an execute rule runs, else its id. */
 export function nodeTitle(node: TraceNode, rulesetNames: Record<string, string>): string {
   if (node.description !== '') return node.description
-  const executed = node.children?.[0]?.ruleset_id
+  const executed = node.executes ?? node.children?.[0]?.ruleset_id
   if (node.action === 'execute' && executed) {
     return `Execute ${rulesetNames[executed] ?? `ruleset ${executed}`}`
   }
@@ -148,4 +161,60 @@ export function nodeTitle(node: TraceNode, rulesetNames: Record<string, string>)
 export function editorHref(node: TraceNode): string {
   if (PREVIOUS_PRODUCT_KINDS.has(node.kind)) return '#/migration'
   return node.kind === 'firewall_rule' ? '#/firewall-rules' : '#/managed-rules'
+}
+
+/** How an action that ended evaluation is told in a sentence. */
+const ACTION_OUTCOMES: Record<string, string> = {
+  block: 'blocked',
+  challenge: 'challenged (Interactive Challenge)',
+  js_challenge: 'challenged (JS Challenge)',
+  managed_challenge: 'challenged (Managed Challenge)',
+  log: 'logged',
+}
+
+/**
+ * The anomaly rule's verdict in words: the total against the threshold, at the paranoia level in
+ * force (docs/vendor-behaviour.md#owasp-core-ruleset). Undefined for other nodes.
+ */
+export function anomalySentence(node: TraceNode): string | undefined {
+  const { total_score: total, score_threshold: threshold } = node
+  if (total === undefined || threshold === undefined) return undefined
+  const level = node.paranoia_level === undefined ? '' : ` at paranoia level ${node.paranoia_level}`
+  if (total < threshold)
+    return `Score ${total}${level} stayed below the threshold ${threshold}: no action`
+  const outcome = ACTION_OUTCOMES[node.action] ?? actionLabel(node.action)
+  return `Score ${total}${level} reached the threshold ${threshold}: ${outcome}`
+}
+
+/** Whether a character cannot show as itself: a C0 or C1 control, or DEL. */
+function invisible(code: number): boolean {
+  return code < 0x20 || (code >= 0x7f && code <= 0x9f)
+}
+
+const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' }
+
+/**
+ * A value the rule read, with its invisible characters written as escapes (`\n`, `\x00`), so
+ * that what shows is what the rule's operator saw. Backslashes are left as they are.
+ */
+export function escapeValue(value: string): string {
+  let escaped = ''
+  for (const c of value) {
+    const code = c.charCodeAt(0)
+    escaped += invisible(code) ? (ESCAPES[c] ?? `\\x${code.toString(16).padStart(2, '0')}`) : c
+  }
+  return escaped
+}
+
+/** Values longer than this many characters show cut, with a way to see them whole. */
+export const SHOWN_VALUE_LENGTH = 120
+
+/** A value as first shown: escaped, and cut after `limit` characters (never inside one). */
+export function shownValue(
+  value: string,
+  limit = SHOWN_VALUE_LENGTH,
+): { text: string; cut: boolean } {
+  const characters = Array.from(escapeValue(value))
+  if (characters.length <= limit) return { text: characters.join(''), cut: false }
+  return { text: `${characters.slice(0, limit).join('')}…`, cut: true }
 }
