@@ -10,7 +10,7 @@ import { nameMatches, type NameSearch } from '@shared/api/zones'
 import type { ObjectContext } from '../objects'
 import type { ManagedRuleset } from './rulesets/catalog'
 import { RULESET_SCHEMA, RULESET_SCHEMA_V2, RulesetStore } from './rulesets/store'
-import { configurationVersion, migrateSchema, newIncarnation, transact } from './zone-object'
+import { ConfiguredObject, migrateSchema } from './configured-object'
 
 const SCHEMA: readonly string[] = [
   `CREATE TABLE zones (id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_on TEXT NOT NULL)`,
@@ -40,27 +40,14 @@ export interface IndexRow extends ZoneIndexEntry {
   pending: PendingChange | null
 }
 
-export class AccountObject {
+export class AccountObject extends ConfiguredObject {
   /** The account's own rulesets (its `root` entry points and custom rulesets). */
   readonly rulesets: RulesetStore
-  private readonly incarnation = newIncarnation()
 
-  constructor(private readonly ctx: ObjectContext) {
+  constructor(ctx: ObjectContext) {
+    super(ctx)
     migrateSchema(ctx, SCHEMA)
     this.rulesets = new RulesetStore(ctx)
-  }
-
-  /** Changes only when the account's rulesets or another change through `change` does. */
-  configurationVersion(): string {
-    return configurationVersion(this.ctx, this.incarnation)
-  }
-
-  change<R>(work: () => R, options: { dryRun?: boolean } = {}): R {
-    return transact(this.ctx, work, options)
-  }
-
-  describe(note: string): void {
-    this.ctx.storage.describeChange(note)
   }
 
   /**

@@ -28,7 +28,7 @@ import type {
   CredentialList,
 } from '@shared/api/credentials'
 import type { ObjectContext, ObjectNamespace } from '../objects'
-import { migrateSchema } from './zone-object'
+import { migrateSchema } from './configured-object'
 import { API_ERRORS } from '@shared/api/error-codes'
 
 const SCHEMA: readonly string[] = [

@@ -12,7 +12,7 @@ import type {
   SecurityEvent,
 } from '@shared/api/simulate'
 import type { AlarmInvocationInfo, ObjectContext } from '../objects'
-import { migrateSchema } from './zone-object'
+import { migrateSchema } from './configured-object'
 
 const SCHEMA: readonly string[] = [
   `CREATE TABLE security_events (

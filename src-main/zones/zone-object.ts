@@ -5,11 +5,11 @@ import type { EngineFirewallRule } from '../engine'
 import type { AlarmInvocationInfo, ObjectContext } from '../objects'
 import { isOriginBookmark, type HistoryPoint } from '../storage'
 import type { WafProduct, ZonePlan, ZoneType } from '@shared/api/zones'
+import { ConfiguredObject, migrateSchema } from './configured-object'
 import type { SecurityEventRecord } from './events'
 import { FirewallStore, FIREWALL_SCHEMA } from './firewall/store'
 import { PageRuleStore, PAGE_RULES_SCHEMA } from './page-rules/store'
 import { PreviousWafStore, PREVIOUS_WAF_SCHEMA } from './previous-waf/store'
-import { RefusedAfterWrite } from './problems'
 import { RULESET_SCHEMA, RULESET_SCHEMA_V2, RulesetStore } from './rulesets/store'
 import { SampleStore, SAMPLES_SCHEMA } from './samples'
 import { vendorTimestamp } from './vendor-format'
@@ -61,98 +61,6 @@ const SCHEMA: readonly string[] = [
   ...SAMPLES_SCHEMA,
 ]
 
-/** Brings an object's SQL schema up to date; the steps run in the object's implicit transaction. */
-export function migrateSchema(ctx: ObjectContext, steps: readonly string[]): void {
-  const sql = ctx.storage.sql
-  sql.exec('CREATE TABLE IF NOT EXISTS _wb_meta (key TEXT PRIMARY KEY, value)')
-  const row = sql.exec("SELECT value FROM _wb_meta WHERE key = 'schema_version'").toArray()[0]
-  const applied = Number(row?.value ?? 0)
-  for (const [index, step] of steps.entries()) if (index >= applied) sql.exec(step)
-  if (applied < steps.length) {
-    sql.exec(
-      "INSERT INTO _wb_meta VALUES ('schema_version', ?) ON CONFLICT DO UPDATE SET value = excluded.value",
-      steps.length,
-    )
-  }
-}
-
-const DRY_RUN = Symbol('dry run')
-
-const VERSION_KEY = 'configuration_version'
-
-/**
- * How many changes the object's configuration has had: transact counts each one inside its own
- * transaction, so the count commits and rolls back with the change it counts.
- */
-function storedVersion(ctx: ObjectContext): number {
-  const row = ctx.storage.sql
-    .exec('SELECT value FROM _wb_meta WHERE key = ?', VERSION_KEY)
-    .toArray()[0]
-  return Number(row?.value ?? 0)
-}
-
-/** Rows written through the object's connection since it opened (SQLite's total_changes()). */
-function rowsWritten(ctx: ObjectContext): number {
-  return Number(ctx.storage.sql.exec('SELECT total_changes() AS n').one().n)
-}
-
-function countChange(ctx: ObjectContext): void {
-  ctx.storage.sql.exec(
-    'INSERT INTO _wb_meta VALUES (?, 1) ON CONFLICT DO UPDATE SET value = value + 1',
-    VERSION_KEY,
-  )
-}
-
-/** Numbers the instances of objects made in this process (see configurationVersion). */
-let incarnations = 0
-
-/**
- * The version of an object's configuration: equal for two reads only when no change came
- * between them. A restore brings back the file with the count it had then, and restarts the
- * object, so the count is paired with the instance that reads it.
- */
-export function configurationVersion(ctx: ObjectContext, incarnation: number): string {
-  return `${incarnation}.${storedVersion(ctx)}`
-}
-
-/** A number no other object instance of this process has, for configurationVersion. */
-export function newIncarnation(): number {
-  return ++incarnations
-}
-
-/**
- * Runs one change of an object's configuration as a single atomic write: everything `work`
- * writes commits together, or (when it throws) nothing does. With `dryRun`, `work` runs to the
- * end, its answer is kept and its writes are rolled back. A RefusedAfterWrite commits what was
- * written and then refuses. Each change that commits a write moves the configuration's version on.
- */
-export function transact<R>(
-  ctx: ObjectContext,
-  work: () => R,
-  options: { dryRun?: boolean } = {},
-): R {
-  let answer: { value: R } | undefined
-  let refusal: RefusedAfterWrite | undefined
-  try {
-    ctx.storage.transactionSync(() => {
-      const written = rowsWritten(ctx)
-      try {
-        answer = { value: work() }
-      } catch (error) {
-        if (!(error instanceof RefusedAfterWrite) || options.dryRun) throw error
-        refusal = error
-      }
-      if (options.dryRun) throw DRY_RUN
-      // A read (the routes read through a change too) writes nothing and is no change.
-      if (rowsWritten(ctx) !== written) countChange(ctx)
-    })
-  } catch (error) {
-    if (error !== DRY_RUN) throw error
-  }
-  if (refusal !== undefined) throw refusal.error
-  return answer!.value
-}
-
 const SETTING_LABELS: Partial<Record<keyof ZoneRecord, string>> = {
   name: 'name',
   plan: 'plan',
@@ -176,15 +84,15 @@ const HISTORY_FIRST_PAGE = 100
 const isConfigurationPoint = (point: HistoryPoint) =>
   !isOriginBookmark(point.bookmark) && !EVENT_NOTES.has(point.note ?? '')
 
-export class ZoneObject {
+export class ZoneObject extends ConfiguredObject {
   readonly rulesets: RulesetStore
   readonly firewall: FirewallStore
   readonly previousWaf: PreviousWafStore
   readonly pageRules: PageRuleStore
   readonly samples: SampleStore
-  private readonly incarnation = newIncarnation()
 
-  constructor(private readonly ctx: ObjectContext) {
+  constructor(ctx: ObjectContext) {
+    super(ctx)
     this.rulesets = new RulesetStore(ctx)
     this.firewall = new FirewallStore(ctx)
     this.previousWaf = new PreviousWafStore(ctx)
@@ -260,21 +168,6 @@ export class ZoneObject {
       const filter = this.firewall.filter(rule.filter_id)
       return filter === undefined ? [] : [{ ...rule, filter }]
     })
-  }
-
-  /** Changes only when the zone's configuration does (see configurationVersion). */
-  configurationVersion(): string {
-    return configurationVersion(this.ctx, this.incarnation)
-  }
-
-  /** Runs one configuration change atomically (see transact). */
-  change<R>(work: () => R, options: { dryRun?: boolean } = {}): R {
-    return transact(this.ctx, work, options)
-  }
-
-  /** Says what the change being written does, for the zone's history. */
-  describe(note: string): void {
-    this.ctx.storage.describeChange(note)
   }
 
   /** Whether the zone still holds security events from before they had an object of their own. */

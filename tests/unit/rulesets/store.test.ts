@@ -15,7 +15,7 @@ import {
   RulesetStore,
   summaryOf,
 } from '../../../src-main/zones/rulesets/store'
-import { migrateSchema } from '../../../src-main/zones/zone-object'
+import { migrateSchema } from '../../../src-main/zones/configured-object'
 
 const root = mkdtempSync(join(tmpdir(), 'ruleset-store-test-'))
 const namespaces: Array<ObjectNamespace<unknown, unknown>> = []
