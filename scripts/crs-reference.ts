@@ -14,10 +14,11 @@
 // ModSecurity's own time for phases 1 and 2 in microseconds (the audit log's stopwatch).
 // The corpus is read from tests/fixtures/crs/ unless --corpus names another folder.
 //
-// It also runs seeded values (--vectors per transformation, default 100; 0 for none) through each
-// of ModSecurity's transformations that the workbench implements, in Apache with ModSecurity and
-// one rule per transformation, and writes tests/fixtures/crs/transformations.jsonl: name, input,
-// and ModSecurity's output.
+// It also runs seeded values (--vectors per transformation or operator, default 100; 0 for none)
+// through each of ModSecurity's transformations that the workbench implements and through CRS's
+// operators, in Apache with ModSecurity and one rule each, and writes
+// tests/fixtures/crs/transformations.jsonl (name, input, ModSecurity's output) and operators.jsonl
+// (operator, parameter, input, whether it matched and its TX.0).
 import { spawnSync } from 'node:child_process'
 import {
   chmodSync,
@@ -464,53 +465,132 @@ function seeded(seed: number): () => number {
 }
 
 /**
- * `count` values per transformation, each run through ModSecurity itself: a rule per
- * transformation hex-encodes what it makes of ARGS:<name> into a response header.
+ * ModSecurity's answers: Apache with ModSecurity and `rules`, each of which sets the environment
+ * variable `out` from ARGS:<arg>, sent each value as that argument; X-Out's value per value.
  */
-async function transformationVectors(count: number): Promise<TransformationVector[]> {
-  const engine = await startApache('crs-ref-tfn', (dir) => {
+async function modSecurityAnswers(
+  label: string,
+  rules: readonly string[],
+  values: readonly { arg: string; input: string }[],
+): Promise<string[]> {
+  const engine = await startApache(`crs-ref-${label}`, (dir) => {
     writeFileSync(
       join(dir, 'modsecurity.conf'),
       modSecurityConfig(dir, [[/^SecRuleEngine .*$/m, 'SecRuleEngine On']]),
     )
-    writeFileSync(
-      join(dir, 'transformations.conf'),
-      VECTOR_TRANSFORMATIONS.map(
-        (name, i) =>
-          `SecRule ARGS:${name} "@unconditionalMatch" "id:${9990100 + i},phase:2,pass,nolog,` +
-          `t:none,t:${name},t:hexEncode,setenv:out=%{MATCHED_VAR}"`,
-      ).join('\n') + '\n',
-    )
+    writeFileSync(join(dir, 'rules.conf'), rules.join('\n') + '\n')
     return {
-      includes: [join(dir, 'modsecurity.conf'), join(dir, 'transformations.conf')],
+      includes: [join(dir, 'modsecurity.conf'), join(dir, 'rules.conf')],
       headers: ['X-Out "%{out}e"'],
     }
   })
-  const random = seeded(18)
-  const vectors: TransformationVector[] = []
+  const answers: string[] = []
   try {
-    for (const name of VECTOR_TRANSFORMATIONS) {
-      for (let k = 0; k < count; k++) {
-        let input = ''
-        const tokens = Math.floor(random() * 15)
-        for (let t = 0; t < tokens; t++)
-          input += VECTOR_TOKENS[Math.floor(random() * VECTOR_TOKENS.length)]
-        const query = [...Buffer.from(input, 'latin1')]
-          .map((b) => `%${b.toString(16).padStart(2, '0')}`)
-          .join('')
-        const request = `GET /index.html?${name}=${query} HTTP/1.1\r\nHost: localhost\r\n\r\n`
-        const reply = await exchange(engine.port, Buffer.from(request, 'latin1'), 'GET')
-        const out = reply.headers.get('x-out')
-        if (out === undefined) throw new Error(`no answer for ${name} ${JSON.stringify(input)}`)
-        const output = out === '(null)' ? '' : Buffer.from(out, 'hex').toString('latin1')
-        vectors.push({ name, input, output })
-      }
+    for (const { arg, input } of values) {
+      const query = [...Buffer.from(input, 'latin1')]
+        .map((b) => `%${b.toString(16).padStart(2, '0')}`)
+        .join('')
+      const request = `GET /index.html?${arg}=${query} HTTP/1.1\r\nHost: localhost\r\n\r\n`
+      const reply = await exchange(engine.port, Buffer.from(request, 'latin1'), 'GET')
+      const out = reply.headers.get('x-out')
+      if (out === undefined) throw new Error(`no answer for ${arg} ${JSON.stringify(input)}`)
+      answers.push(out)
     }
   } finally {
     stopReference(engine)
   }
   rmSync(engine.dir, { recursive: true, force: true })
-  return vectors
+  return answers
+}
+
+/** `count` seeded values of up to `most` tokens for each of `args`. */
+function seededValues(
+  args: readonly string[],
+  tokens: readonly string[],
+  count: number,
+  most: number,
+): { arg: string; input: string }[] {
+  const random = seeded(18)
+  return args.flatMap((arg) =>
+    Array.from({ length: count }, () => {
+      let input = ''
+      const length = Math.floor(random() * (most + 1))
+      for (let t = 0; t < length; t++) input += tokens[Math.floor(random() * tokens.length)]
+      return { arg, input }
+    }),
+  )
+}
+
+/**
+ * `count` values per transformation, each run through ModSecurity itself: a rule per
+ * transformation hex-encodes what it makes of ARGS:<name> into a response header.
+ */
+async function transformationVectors(count: number): Promise<TransformationVector[]> {
+  const rules = VECTOR_TRANSFORMATIONS.map(
+    (name, i) =>
+      `SecRule ARGS:${name} "@unconditionalMatch" "id:${9990100 + i},phase:2,pass,nolog,` +
+      `t:none,t:${name},t:hexEncode,setenv:out=%{MATCHED_VAR}"`,
+  )
+  const values = seededValues(VECTOR_TRANSFORMATIONS, VECTOR_TOKENS, count, 14)
+  const answers = await modSecurityAnswers('tfn', rules, values)
+  return values.map(({ arg, input }, i) => ({
+    name: arg,
+    input,
+    output: answers[i] === '(null)' ? '' : Buffer.from(answers[i]!, 'hex').toString('latin1'),
+  }))
+}
+
+/** One operator on one value, as ModSecurity decides it: its TX.0 when it matched, else null. */
+export interface OperatorVector {
+  readonly operator: string
+  readonly parameter: string
+  readonly input: string
+  readonly match: string | null
+}
+
+/** Operators of CRS with a parameter each, as SecRule writes them (name without `@`). */
+const VECTOR_OPERATORS: readonly [operator: string, parameter: string][] = [
+  ['validateUtf8Encoding', ''],
+  ['validateUrlEncoding', ''],
+  ['validateByteRange', '9,10,13,32-126'],
+  ['validateByteRange', '1-255'],
+  ['pm', 'select union <script |3c|x \\;a'],
+  ['eq', '5'],
+  ['gt', '10'],
+  ['lt', '-3'],
+  ['ge', '0'],
+  ['containsWord', 'select'],
+  ['contains', 'GE'],
+  ['within', 'GET POST'],
+  ['beginsWith', 'sel'],
+  ['endsWith', '5'],
+  ['streq', 'GET'],
+  ['ipMatch', '127.0.0.1,10.0.0.0/8,::1'],
+]
+
+const OPERATOR_TOKENS = [
+  ...'%,%2,%zz,%41,A,select,SELECT,Select,union,<script,<,x,;a,\\;a,_,1,5,10,11,-,+,-3,-4'.split(
+    ',',
+  ),
+  ...' 5,05,99999999999,GET,POST,GE,T P,(,sel,127.0.0.1,10.1.2.3,::1,.,:,0,2'.split(','),
+  ...['\0', '\x7f', '\t', ' ', '\xc3', '\xa9', '\xe2', '\x82', '\xac', '\xf0', '\x9f'],
+  ...['\x98', '\x80', '\xc0', '\xaf', '\xed', '\xa0', '\xff', '\xf5'],
+]
+
+/** `count` values per operator, each decided by ModSecurity (with `capture`, TX.0 when matched). */
+async function operatorVectors(count: number): Promise<OperatorVector[]> {
+  const args = VECTOR_OPERATORS.map((_, i) => `op${i}`)
+  const rules = VECTOR_OPERATORS.map(
+    ([operator, parameter], i) =>
+      `SecRule ARGS:op${i} "@${operator} ${parameter}" "id:${9990200 + i},phase:2,pass,nolog,` +
+      `capture,t:none,setenv:out=%{TX.0}"`,
+  )
+  const values = seededValues(args, OPERATOR_TOKENS, count, 6)
+  const answers = await modSecurityAnswers('op', rules, values)
+  return values.map(({ input }, i) => {
+    const [operator, parameter] = VECTOR_OPERATORS[Math.floor(i / count)]!
+    return { operator, parameter, input, match: answers[i] === '(null)' ? null : answers[i]! }
+  })
 }
 
 export function readCorpus(dir: string): CorpusRecord[] {
@@ -553,10 +633,15 @@ async function main(): Promise<void> {
   }
   const count = Number(values.vectors)
   if (count > 0) {
-    const vectors = await transformationVectors(count)
-    const out = join(FIXTURES, 'transformations.jsonl')
-    writeFileSync(out, vectors.map((v) => JSON.stringify(v)).join('\n') + '\n')
-    console.log(`${vectors.length} transformation vectors → ${out}`)
+    const vectors: [string, object[]][] = [
+      ['transformations.jsonl', await transformationVectors(count)],
+      ['operators.jsonl', await operatorVectors(count)],
+    ]
+    for (const [file, lines] of vectors) {
+      const out = join(FIXTURES, file)
+      writeFileSync(out, lines.map((v) => JSON.stringify(v)).join('\n') + '\n')
+      console.log(`${lines.length} vectors → ${out}`)
+    }
   }
 }
 

@@ -1,11 +1,13 @@
 // ModSecurity 2.9.7's operators as CRS uses them (src-main/engine/crs/operators.ts), with the
 // examples of its reference manual
 // (https://github.com/owasp-modsecurity/ModSecurity/wiki/Reference-Manual-%28v2.x%29#operators)
-// and the edge cases of its C code.
+// and the edge cases of its C code; and ModSecurity's own decisions on seeded values
+// (tests/fixtures/crs/operators.jsonl, `npm run crs:reference`).
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { compileOperator } from '../../../src-main/engine/crs/operators'
+import type { OperatorVector } from '../../../scripts/crs-reference'
 
 const CRS_DATA = resolve(import.meta.dirname, '../../../resources/managed-rulesets/crs')
 
@@ -128,5 +130,26 @@ describe('addresses, regexes, libinjection and the rest', () => {
     expect(op('nomatch')('x')).toBeUndefined()
     expect(op('geolookup')('1.2.3.4')).toBeUndefined()
     expect(() => op('fuzzyhash', 'x')).toThrow(/unknown operator/)
+  })
+})
+
+describe('ModSecurity 2.9.7 itself', () => {
+  const vectors = readFileSync(
+    resolve(import.meta.dirname, '../../fixtures/crs/operators.jsonl'),
+    'utf8',
+  )
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as OperatorVector)
+
+  it('decides as these do on every vector of the golden file, and captures what @pm does', () => {
+    expect(vectors.length).toBeGreaterThan(1000)
+    const differing = vectors.filter((v) => {
+      const result = op(v.operator.toLowerCase(), v.parameter)(v.input)
+      if ((result === undefined) !== (v.match === null)) return true
+      // Of these operators only @pm sets TX.0 (the others leave it empty).
+      return v.operator === 'pm' && result !== undefined && result[0] !== v.match
+    })
+    expect(differing.slice(0, 5)).toEqual([])
   })
 })
