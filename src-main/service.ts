@@ -23,6 +23,9 @@ import { wafMigrationWorkbenchRoutes, wafMigrationRoutes } from './api/routes/wa
 import { rulesetRoutes } from './api/routes/rulesets'
 import { settingsRoutes } from './api/routes/settings'
 import { simulationRoutes } from './api/routes/simulate'
+import { replayJobRoutes } from './api/routes/replay-jobs'
+import { ReplayRunner } from './api/replay'
+import { ReplayJobs } from './replay/jobs'
 import { zoneRenameRoutes, zoneRoutes } from './api/routes/zones'
 import { UiSessions } from './api/ui-session'
 import { createBridge } from './bridge'
@@ -160,16 +163,29 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   void server.register(previousWafRoutes, { prefix: API_PREFIX, configuration })
   void server.register(pageRuleRoutes, { prefix: API_PREFIX, configuration })
   void server.register(wafMigrationRoutes, { prefix: API_PREFIX, configuration })
+  // Jobs are in memory: a restart forgets them and clears the folder of their files.
+  const replayJobs = new ReplayJobs(join(options.dataDir, 'replays'), clock)
+  const replays = new ReplayRunner(
+    simulator,
+    resourcesDir,
+    objects.credentials,
+    join(options.dataDir, 'replays', 'credentials'),
+  )
   void server.register(wafMigrationWorkbenchRoutes, {
     prefix: WORKBENCH_PREFIX,
     configuration,
-    simulator,
-    zones,
+    replays,
   })
   void server.register(historyRoutes, { prefix: WORKBENCH_PREFIX, zones })
   void server.register(zoneRenameRoutes, { prefix: WORKBENCH_PREFIX, zones })
   void server.register(firewallSettingsRoutes, { prefix: WORKBENCH_PREFIX, configuration })
-  void server.register(simulationRoutes, { prefix: WORKBENCH_PREFIX, simulator, zones, events })
+  void server.register(simulationRoutes, { prefix: WORKBENCH_PREFIX, simulator, events, replays })
+  void server.register(replayJobRoutes, {
+    prefix: WORKBENCH_PREFIX,
+    jobs: replayJobs,
+    replays,
+    zones,
+  })
   void server.register(sampleRoutes, { prefix: WORKBENCH_PREFIX, zones, clock })
   const bundles = new Bundles({ zones, configuration, events, clock })
   void server.register(bundleRoutes, { prefix: WORKBENCH_PREFIX, bundles, clock })
@@ -247,6 +263,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     apiBaseUrl,
     async close() {
       await server.close()
+      await replayJobs.close()
       await zones.close()
       await objects.events.close()
       running.remove()

@@ -1,125 +1,468 @@
-// What the replay routes share (the zone's replay in simulate.ts, the migration's side-by-side
-// replay in routes/waf-migration.ts): their bodies, NDJSON (one request description a line) or a
-// HAR file, every request checked before any runs; and running them in chunks, with `?stream=true`
-// one NDJSON progress line after each chunk and the envelope last, so a long replay shows its
-// progress.
+// What the replay routes share (the zone's replay in routes/simulate.ts, the migration's
+// side-by-side replay in routes/waf-migration.ts, and the jobs of routes/replay-jobs.ts): bodies
+// taken as the request's stream, never read whole, and a run through the replay's input
+// (../replay/input.ts: format detected, gzip inflated), its pool of worker threads and its batches
+// (../replay/run.ts), so memory is bounded by the batches out, not by the input.
+//
+// `?stream=true` answers NDJSON: a progress line after each batch (ReplayProgress), then
+// `{"progress": {"done": n, "total": n}}` once the input is read through, then the envelope. With
+// `?results=true` and `Accept: application/x-ndjson`, each request's verdict is a line of that
+// NDJSON as it is evaluated (held nowhere); without that Accept the envelope lists them as before.
+//
+// The migration's compare runs two pools, one compiled with the previous product alone and one
+// with managed rulesets alone, each batch sent to both in the same pass: the input is read once.
 
-import type { FastifyInstance, FastifyReply } from 'fastify'
-import { Type } from 'typebox'
-import { Value } from 'typebox/value'
-import { badRequest } from '@shared/api/errors'
-import { SimulatedRequest } from '@shared/api/simulate'
-import { harEntries, trafficLines } from '@shared/replay/traffic'
-import type { ZoneRegistry } from '../zones/registry'
-import { ok } from './envelope'
-import { API_ERRORS } from '@shared/api/error-codes'
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { Writable } from 'node:stream'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { Type, type Static, type TSchema } from 'typebox'
+import { ApiError, payloadTooLarge } from '@shared/api/errors'
+import type {
+  ReplayInputSummary,
+  ReplayProgress,
+  SimulatedRequest,
+  StreamedComparison,
+  StreamedReplaySummary,
+} from '@shared/api/simulate'
+import type { ComparedRequest, MigrationComparison } from '@shared/api/waf'
+import { ComparisonTally } from '@shared/replay/comparison-tally'
+import { ReplayTally, type TalliedSimulation } from '@shared/replay/replay-tally'
+import { openReplayInput, type ReplayInput } from '../replay/input'
+import type { RunAnswer } from '../replay/jobs'
+import { defaultThreads, ReplayPool } from '../replay/pool'
+import { runReplay, type ReplayEvaluator, type ReplayProgress as RunProgress } from '../replay/run'
+import type { ReplayBatchOptions, ReplayItem, ReplayVerdict } from '../replay/evaluation'
+import type { CredentialNamespace } from '../zones/credentials'
+import { imageOf } from '../zones/inspector'
+import type { Simulator, Variant } from '../zones/simulator'
+import { failed, ok } from './envelope'
 
-/** A traffic file may be large: a day of a busy site's requests. */
-export const REPLAY_BODY_LIMIT = 256 * 1024 * 1024
+/** A day of a busy site's logs, uncompressed. */
+export const REPLAY_BODY_LIMIT = 64 * 1024 ** 3
 
-const REPLAY_CHUNK = 250
+/** The most worker threads a run may ask for. */
+const MAX_THREADS = 64
 
-/** What a replay reads of a HAR entry (http://www.softwareishard.com/blog/har-12-spec/#entries). */
-const HarEntry = Type.Object({
-  request: Type.Object({
-    method: Type.String(),
-    url: Type.String(),
-    headers: Type.Optional(Type.Array(Type.Object({ name: Type.String(), value: Type.String() }))),
-    postData: Type.Optional(Type.Object({ text: Type.Optional(Type.String()) })),
-  }),
-})
+/** How many paths a replay's summary lists, those with the most requests. */
+const TOP_PATHS = 50
 
-/** The requests of a replay body (a HAR file, or NDJSON), every one checked before any runs. */
-export function parseReplay(text: string): SimulatedRequest[] {
-  const har = harEntries(text)
-  if (har !== undefined) {
-    return har.map((entry, index) => {
-      if (!Value.Check(HarEntry, entry)) {
-        const [first] = Value.Errors(HarEntry, entry)
-        throw badRequest(
-          API_ERRORS.invalidRequest,
-          `HAR entry ${index} is not a request: ${first?.instancePath || '/'} ${first?.message ?? 'is invalid'}`,
+/** A replay route's query as validated, and what its run does with the zone and the body. */
+export type ReplayRouteQuery = ReplayQuery & { record?: boolean }
+type ReplayRouteWork = (
+  zoneId: string,
+  query: ReplayRouteQuery,
+  source: ReplaySource,
+  hooks: ReplayRunHooks,
+) => Promise<RunAnswer<{ requests: number }>>
+
+/**
+ * A plugin holding the one POST route `url` (under a zone: `:zone_id`) that runs `work` over its
+ * body as a stream and answers it as answerReplay does; a plugin of its own because its body
+ * parser takes every type.
+ */
+export function replayRoute(url: string, querystring: TSchema, work: ReplayRouteWork) {
+  return async (app: FastifyInstance) => {
+    acceptReplayStreams(app)
+    app.post(
+      url,
+      { schema: { params: Type.Object({ zone_id: Type.String() }), querystring } },
+      async (request, reply) => {
+        const { zone_id } = request.params as { zone_id: string }
+        const query = request.query as ReplayRouteQuery
+        return answerReplay(request, query, reply, (source, hooks) =>
+          work(zone_id, query, source, hooks),
         )
-      }
-      const request = entry.request
-      const headers: Record<string, string[]> = {}
-      for (const { name, value } of request.headers ?? []) {
-        // HTTP/2 pseudo-headers (":authority") are not request headers.
-        if (name.startsWith(':')) continue
-        ;(headers[name.toLowerCase()] ??= []).push(value)
-      }
-      return {
-        method: request.method,
-        url: request.url,
-        headers,
-        ...(request.postData?.text === undefined ? {} : { body: request.postData.text }),
-      }
-    })
+      },
+    )
   }
-  return trafficLines(text).map(({ line, number }) => {
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(line)
-    } catch (error) {
-      throw badRequest(
-        API_ERRORS.malformedBody,
-        `Line ${number} is not JSON: ${(error as Error).message}`,
-      )
-    }
-    if (!Value.Check(SimulatedRequest, parsed)) {
-      const [first] = Value.Errors(SimulatedRequest, parsed)
-      throw badRequest(
-        API_ERRORS.invalidRequest,
-        `Line ${number} is not a request description: ${first?.instancePath || '/'} ${first?.message ?? 'is invalid'}`,
-      )
-    }
-    return parsed
-  })
-}
-
-/** Lets a plugin's routes take traffic files as text; parseReplay reads them. */
-export function acceptTrafficFiles(app: FastifyInstance): void {
-  app.addContentTypeParser(
-    ['application/x-ndjson', 'text/plain'],
-    { parseAs: 'string', bodyLimit: REPLAY_BODY_LIMIT },
-    (_request, body, done) => done(null, body),
-  )
-}
-
-/** A replay request as the routes receive it. */
-export interface ReplayRequest {
-  params: { zone_id: string }
-  query: { stream?: boolean }
-  body: unknown
 }
 
 /**
- * Runs `work` over the requests of a replay body chunk by chunk (`offset`: the index of the
- * chunk's first request), then answers what `answer` makes of them; with `stream`, writes a
- * progress line after each chunk and the envelope last.
+ * Lets a plugin's routes take their body as the request's stream, whatever its type (NDJSON, a
+ * log, HAR as application/json, gzip): the routes read it through openReplayInput. Register the
+ * replay routes in a plugin of their own: this replaces the JSON parser in that plugin.
  */
-export async function replayInChunks<A>(
-  request: ReplayRequest,
-  reply: FastifyReply,
-  zones: ZoneRegistry,
-  work: (chunk: SimulatedRequest[], offset: number) => Promise<void>,
-  answer: () => A,
-): Promise<unknown> {
-  const { body } = request
-  const stream = request.query.stream === true
-  const requests = parseReplay(typeof body === 'string' ? body : JSON.stringify(body))
-  await zones.get(request.params.zone_id)
-  if (stream) reply.raw.writeHead(200, { 'content-type': 'application/x-ndjson' })
-  for (let start = 0; start < requests.length; start += REPLAY_CHUNK) {
-    const chunk = requests.slice(start, start + REPLAY_CHUNK)
-    await work(chunk, start)
-    if (stream) {
-      const progress = { done: start + chunk.length, total: requests.length }
-      reply.raw.write(`${JSON.stringify({ progress })}\n`)
+export function acceptReplayStreams(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', (_request, payload, done) => done(null, payload))
+}
+
+/** The body of a replay route as chunks, refused past REPLAY_BODY_LIMIT. */
+export async function* bodyChunks(request: FastifyRequest): AsyncGenerator<Uint8Array> {
+  const body = request.body as AsyncIterable<Uint8Array> | undefined
+  if (body === undefined) return
+  let bytes = 0
+  for await (const chunk of body) {
+    bytes += chunk.byteLength
+    if (bytes > REPLAY_BODY_LIMIT) throw payloadTooLarge(REPLAY_BODY_LIMIT)
+    yield chunk
+  }
+}
+
+/** The size of the body, when the client said it. */
+export function declaredLength(request: FastifyRequest): number | undefined {
+  const length = Number(request.headers['content-length'])
+  return Number.isSafeInteger(length) && length > 0 ? length : undefined
+}
+
+/** What a replay reads: its chunks, and their size when known (for the time left). */
+export interface ReplaySource {
+  chunks: AsyncIterable<Uint8Array>
+  totalBytes?: number
+}
+
+export interface ReplayRunOptions {
+  format?: string
+  host?: string
+  threads?: number
+  /** record the events in the zone's event log */
+  record?: boolean
+  /** list each request's result in the summary (held: for small inputs) */
+  results?: boolean
+  /** each verdict line carries the request's trace */
+  trace?: boolean
+}
+
+export interface ReplayRunHooks {
+  signal?: AbortSignal
+  /** receives one NDJSON line per request, in input order */
+  verdicts?: Writable
+  onProgress?: (progress: ReplayProgress) => void
+  /** called once the input is open and the workers are ready */
+  onOpened?: () => void
+}
+
+const progressOf = (progress: RunProgress, totalBytes: number | undefined): ReplayProgress => ({
+  done: progress.requests,
+  skipped: progress.skipped,
+  bytes: progress.bytes,
+  ...(totalBytes === undefined ? {} : { total_bytes: totalBytes }),
+  rate: progress.rate,
+  bytes_per_second: progress.bytes_per_second,
+  ...(progress.seconds_left === undefined ? {} : { seconds_left: progress.seconds_left }),
+})
+
+/** The pool, and the events of each batch recorded in the zone's event log once answered. */
+function recording(pool: ReplayPool, simulator: Simulator, zoneId: string): ReplayEvaluator {
+  return {
+    size: pool.size,
+    fields: pool.fields,
+    async evaluate(items, options) {
+      const verdicts = await pool.evaluate(items, options)
+      await simulator.record(
+        zoneId,
+        items.map((item) => item.request),
+        verdicts,
+        options.at,
+      )
+      return verdicts
+    },
+  }
+}
+
+/** A verdict of the new product, with the previous product's beside it. */
+type ComparedVerdict = ReplayVerdict & { previous: ReplayVerdict }
+
+/** Each batch to both pools; the answers paired. */
+function comparing(previous: ReplayPool, next: ReplayPool): ReplayEvaluator {
+  return {
+    size: Math.min(previous.size, next.size),
+    fields: [...new Set([...previous.fields, ...next.fields])],
+    async evaluate(items: ReplayItem[], options: ReplayBatchOptions): Promise<ComparedVerdict[]> {
+      const [before, after] = await Promise.all([
+        previous.evaluate(items, options),
+        next.evaluate(items, options),
+      ])
+      return after.map((verdict, index) => ({ ...verdict, previous: before[index]! }))
+    },
+  }
+}
+
+const judged = (verdict: ReplayVerdict): ComparedRequest['previous'] => ({
+  outcome: verdict.outcome,
+  action: verdict.action,
+  rules: verdict.events.map((event) => event.rule_id),
+})
+
+/**
+ * runReplay adds each verdict to a ReplayTally; a compare's go to the migration's comparison
+ * instead, numbered from 0 in input order, and to `verdicts` as compared requests.
+ */
+class ComparisonIntake extends ReplayTally {
+  readonly comparison: ComparisonTally
+  private index = 0
+
+  constructor(
+    newConfiguration: MigrationComparison['new_configuration'],
+    private readonly verdicts: Writable | undefined,
+  ) {
+    super()
+    this.comparison = new ComparisonTally(newConfiguration)
+  }
+
+  override add(request: Pick<SimulatedRequest, 'method' | 'url'>, tallied: TalliedSimulation) {
+    const verdict = tallied as ComparedVerdict
+    const previous = judged(verdict.previous)
+    const next = judged(verdict)
+    const compared: ComparedRequest = {
+      index: this.index++,
+      method: request.method.toUpperCase(),
+      url: request.url,
+      differs: previous.outcome !== next.outcome || previous.action !== next.action,
+      previous,
+      new: next,
+    }
+    this.comparison.add(compared)
+    this.verdicts?.write(`${JSON.stringify(compared)}\n`)
+  }
+}
+
+/**
+ * runReplay with a route's or a job's hooks; answers how to describe what was read (given the
+ * threads that ran), or undefined when the signal stopped it.
+ */
+async function runWithHooks(
+  input: ReplayInput,
+  evaluator: ReplayEvaluator,
+  tally: ReplayTally,
+  source: ReplaySource,
+  hooks: ReplayRunHooks,
+  trace = false,
+): Promise<((threads: number) => ReplayInputSummary) | undefined> {
+  const run = await runReplay({
+    input,
+    evaluator,
+    tally,
+    trace,
+    ...(hooks.verdicts === undefined ? {} : { verdicts: hooks.verdicts }),
+    ...(hooks.signal === undefined ? {} : { signal: hooks.signal }),
+    ...(source.totalBytes === undefined ? {} : { totalBytes: source.totalBytes }),
+    onProgress: (progress) => hooks.onProgress?.(progressOf(progress, source.totalBytes)),
+  })
+  if (run.cancelled) return undefined
+  return (threads) => ({
+    format: input.format,
+    format_detected: input.detected,
+    gzip: input.gzip,
+    bytes: input.bytesRead(),
+    skipped: run.skipped,
+    lacked_fields: run.lacked_fields,
+    threads,
+  })
+}
+
+/** Replays and compares of a zone's traffic, in pools of worker threads. */
+export class ReplayRunner {
+  constructor(
+    private readonly simulator: Simulator,
+    private readonly resourcesDir: string,
+    private readonly credentials: CredentialNamespace,
+    /** where a run's copy of the credential database is written, and removed after */
+    private readonly tempDir: string,
+  ) {
+    mkdirSync(tempDir, { recursive: true })
+  }
+
+  /**
+   * Runs `work` with a copy of the credential database for the workers to open
+   * (docs/decisions/0008-replay-workers-read-credentials.md): the object's own file is held in
+   * SQLite's exclusive locking mode, so no other connection can read it while the service runs.
+   */
+  private async withCredentialsCopy<R>(work: (file: string) => Promise<R>): Promise<R> {
+    const image = await this.credentials.inspect(
+      this.credentials.idFromName('credentials'),
+      imageOf,
+    )
+    const file = join(this.tempDir, `credentials-${randomBytes(8).toString('hex')}.sqlite`)
+    writeFileSync(file, image)
+    try {
+      return await work(file)
+    } finally {
+      rmSync(file, { force: true })
     }
   }
-  const envelope = ok(answer())
-  if (!stream) return envelope
-  reply.raw.end(`${JSON.stringify(envelope)}\n`)
-  return reply
+
+  private async pool(
+    zoneId: string,
+    variant: Variant,
+    threads: number,
+    credentialsFile: string,
+  ): Promise<ReplayPool> {
+    return ReplayPool.start({
+      configuration: await this.simulator.configuration(zoneId, variant),
+      resourcesDir: this.resourcesDir,
+      credentialsFile,
+      threads,
+    })
+  }
+
+  /** The zone's verdict on each request of `source`, summed up. */
+  async replay(
+    zoneId: string,
+    source: ReplaySource,
+    options: ReplayRunOptions,
+    hooks: ReplayRunHooks = {},
+  ): Promise<RunAnswer<StreamedReplaySummary>> {
+    // The zone first: an unknown one is refused before its body is read.
+    const configuration = await this.simulator.configuration(zoneId)
+    const input = await openReplayInput(source.chunks, options)
+    const threads = options.threads ?? defaultThreads()
+    return this.withCredentialsCopy(async (credentialsFile) => {
+      const pool = await ReplayPool.start({
+        configuration,
+        resourcesDir: this.resourcesDir,
+        credentialsFile,
+        threads,
+      })
+      try {
+        hooks.onOpened?.()
+        const tally = new ReplayTally({ results: options.results === true })
+        const evaluator = options.record === true ? recording(pool, this.simulator, zoneId) : pool
+        const run = await runWithHooks(input, evaluator, tally, source, hooks, options.trace)
+        if (run === undefined) return { cancelled: true }
+        return {
+          cancelled: false,
+          summary: { ...tally.summary({ paths: TOP_PATHS }), ...run(threads) },
+        }
+      } finally {
+        await pool.close()
+      }
+    })
+  }
+
+  /**
+   * The migration's side-by-side replay: each request through the previous product alone and
+   * managed rulesets alone, `threads` shared between the two pools (at least one each).
+   */
+  async compare(
+    zoneId: string,
+    source: ReplaySource,
+    options: Omit<ReplayRunOptions, 'record' | 'results' | 'trace'>,
+    hooks: ReplayRunHooks = {},
+  ): Promise<RunAnswer<StreamedComparison>> {
+    const perProduct = Math.max(1, Math.floor((options.threads ?? defaultThreads()) / 2))
+    return this.withCredentialsCopy(async (credentialsFile) => {
+      const previous = await this.pool(zoneId, 'previous', perProduct, credentialsFile)
+      try {
+        const generated =
+          (await this.simulator.configuration(zoneId, 'new')).generatedEntrypoint !== undefined
+        const next = await this.pool(zoneId, 'new', perProduct, credentialsFile)
+        try {
+          const input = await openReplayInput(source.chunks, options)
+          const intake = new ComparisonIntake(
+            generated ? 'generated' : 'entrypoint',
+            hooks.verdicts,
+          )
+          hooks.onOpened?.()
+          const evaluator = comparing(previous, next)
+          // The intake writes the compared requests; runReplay writes none.
+          const run = await runWithHooks(input, evaluator, intake, source, {
+            ...hooks,
+            verdicts: undefined,
+          })
+          if (run === undefined) return { cancelled: true }
+          return {
+            cancelled: false,
+            summary: { ...intake.comparison.comparison(), ...run(perProduct * 2) },
+          }
+        } finally {
+          await next.close()
+        }
+      } finally {
+        await previous.close()
+      }
+    })
+  }
+}
+
+/** What every replay route's query may say of its input and its run. */
+export const ReplayInputQuery = Type.Object({
+  stream: Type.Optional(Type.Boolean()),
+  format: Type.Optional(Type.String({ maxLength: 32 })),
+  host: Type.Optional(Type.String({ maxLength: 253 })),
+  threads: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_THREADS })),
+})
+export type ReplayQuery = Static<typeof ReplayInputQuery> & { results?: boolean }
+
+/** The run's options of a replay route's query. */
+export function replayInputOptions(query: ReplayQuery): ReplayRunOptions {
+  return {
+    ...(query.format === undefined ? {} : { format: query.format }),
+    ...(query.host === undefined ? {} : { host: query.host }),
+    ...(query.threads === undefined ? {} : { threads: query.threads }),
+  }
+}
+
+/**
+ * Answers a replay route: runs `work` over the request's body with its hooks, then the envelope,
+ * or (with `?stream=true`, or verdicts asked as NDJSON) NDJSON lines and the envelope last. A
+ * client that disconnects cancels the run. Until the first line is written, a refusal is the
+ * usual 4xx; after it, the last line is the refusal's envelope.
+ */
+export async function answerReplay<S extends { requests: number }>(
+  request: FastifyRequest,
+  query: ReplayQuery,
+  reply: FastifyReply,
+  work: (source: ReplaySource, hooks: ReplayRunHooks) => Promise<RunAnswer<S>>,
+): Promise<unknown> {
+  const stream = query.stream === true
+  const verdictLines =
+    query.results === true && (request.headers.accept ?? '').includes('application/x-ndjson')
+  const lines = stream || verdictLines
+  const controller = new AbortController()
+  const disconnected = () => {
+    if (!reply.raw.writableFinished) controller.abort()
+  }
+  reply.raw.on('close', disconnected)
+  let started = false
+  const start = () => {
+    if (started) return
+    started = true
+    reply.raw.writeHead(200, { 'content-type': 'application/x-ndjson' })
+  }
+  const totalBytes = declaredLength(request)
+  try {
+    const answer = await work(
+      { chunks: bodyChunks(request), ...(totalBytes === undefined ? {} : { totalBytes }) },
+      {
+        signal: controller.signal,
+        ...(verdictLines ? { verdicts: lineWriter(reply, start) } : {}),
+        ...(stream
+          ? {
+              onProgress: (progress) => {
+                start()
+                reply.raw.write(`${JSON.stringify({ progress })}\n`)
+              },
+            }
+          : {}),
+      },
+    )
+    if (answer.cancelled) return reply
+    const { requests } = answer.summary
+    if (!lines) return ok(answer.summary)
+    start()
+    if (stream)
+      reply.raw.write(`${JSON.stringify({ progress: { done: requests, total: requests } })}\n`)
+    reply.raw.end(`${JSON.stringify(ok(answer.summary))}\n`)
+    return reply
+  } catch (error) {
+    if (!started || !(error instanceof ApiError)) throw error
+    reply.raw.end(`${JSON.stringify(failed(error.toMessages()))}\n`)
+    return reply
+  } finally {
+    reply.raw.off('close', disconnected)
+  }
+}
+
+/** The response as a Writable for verdict lines, its head written before the first. */
+function lineWriter(reply: FastifyReply, start: () => void): Writable {
+  return new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      start()
+      if (reply.raw.write(chunk)) callback()
+      else reply.raw.once('drain', () => callback())
+    },
+  })
 }

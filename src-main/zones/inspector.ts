@@ -175,7 +175,7 @@ export class ObjectInspector {
  * (bytes 18 and 19 are 2), which an in-memory database cannot open; 1 is the rollback journal
  * (https://sqlite.org/fileformat2.html#file_format_version_numbers).
  */
-function imageOf(storage: Storage): Buffer {
+export function imageOf(storage: Storage): Buffer {
   const image = storage.db.serialize()
   image[18] = 1
   image[19] = 1

@@ -56,7 +56,7 @@ export interface Gathered {
 }
 
 /** Which product a compiled zone runs: as the zone stands, or one of them alone. */
-type Variant = 'zone' | 'previous' | 'new'
+export type Variant = 'zone' | 'previous' | 'new'
 
 interface Compiled {
   zone: CompiledZone
@@ -148,9 +148,9 @@ export class Simulator {
     return compiled
   }
 
-  /** The zone's configuration as it stands, for a replay to compile in its workers. */
-  configuration(zoneId: string): Promise<Gathered> {
-    return this.gather(zoneId, 'zone')
+  /** The zone's configuration (or one product alone), for a replay to compile in its workers. */
+  configuration(zoneId: string, variant: Variant = 'zone'): Promise<Gathered> {
+    return this.gather(zoneId, variant)
   }
 
   /** Runs `work` with a lookup in the credential database (only whole pairs count as exposed). */
@@ -216,29 +216,37 @@ export class Simulator {
         }),
       })),
     )
-    if (options.record === true) {
-      const events = simulations.flatMap((simulation, index) => {
-        const request = requests[index]!
-        const { host, path } = urlParts(request)
-        return simulation.events.map((event): NewSecurityEvent => ({
-          time: at,
-          ray_id: simulation.ray_id,
-          method: request.method.toUpperCase(),
-          host,
-          path,
-          client_ip: request.ip ?? null,
-          country: request.country ?? null,
-          outcome: simulation.outcome,
-          source: event.source,
-          ruleset_id: event.ruleset_id,
-          rule_id: event.rule_id,
-          action: event.action,
-          description: event.description,
-        }))
-      })
-      await this.events.record(zoneId, events)
-    }
+    if (options.record === true) await this.record(zoneId, requests, simulations, at)
     return simulations
+  }
+
+  /** Records the events of `simulations` of `requests` (made at `at`) in the zone's event log. */
+  async record(
+    zoneId: string,
+    requests: readonly SimulatedRequest[],
+    simulations: readonly Pick<Simulation, 'ray_id' | 'outcome' | 'events'>[],
+    at: number,
+  ): Promise<void> {
+    const events = simulations.flatMap((simulation, index) => {
+      const request = requests[index]!
+      const { host, path } = urlParts(request)
+      return simulation.events.map((event): NewSecurityEvent => ({
+        time: at,
+        ray_id: simulation.ray_id,
+        method: request.method.toUpperCase(),
+        host,
+        path,
+        client_ip: request.ip ?? null,
+        country: request.country ?? null,
+        outcome: simulation.outcome,
+        source: event.source,
+        ruleset_id: event.ruleset_id,
+        rule_id: event.rule_id,
+        action: event.action,
+        description: event.description,
+      }))
+    })
+    await this.events.record(zoneId, events)
   }
 }
 

@@ -4,6 +4,8 @@
 
 import { Type, type Static } from 'typebox'
 import type { OverrideSource } from '../rulesets/overrides'
+import type { ApiMessage } from './envelope'
+import type { MigrationComparison } from './waf'
 
 export const SimulatedRequest = Type.Object(
   {
@@ -216,3 +218,85 @@ export const EventLogSettings = Type.Object(
   { additionalProperties: false },
 )
 export type EventLogSettings = Static<typeof EventLogSettings>
+
+/** What a streamed replay or compare says of its input (src-main/replay/input.ts). */
+export interface ReplayInputSummary {
+  /** the input's format: `requests`, `logpush`, `har` or `combined` */
+  format: string
+  /** whether it was named (`?format=`) rather than detected from the first line */
+  format_detected: boolean
+  gzip: boolean
+  /** bytes of input read (compressed bytes, for gzip) */
+  bytes: number
+  /** lines that record no request (a TLS handshake in an access log, a bare "-") */
+  skipped: number
+  /** the Rules fields the zone's rules read that some request's log did not carry */
+  lacked_fields: string[]
+  /** the worker threads that evaluated it */
+  threads: number
+}
+
+/** The answer of POST …/replay, and a finished replay job's summary. */
+export type StreamedReplaySummary = ReplaySummary & ReplayInputSummary
+
+/** One `?stream=true` progress line while a replay or compare runs. */
+export interface ReplayProgress {
+  /** requests evaluated so far */
+  done: number
+  skipped: number
+  /** bytes of input read so far (compressed bytes, for gzip) */
+  bytes: number
+  /** the input's size, when known (a file, or an upload with a Content-Length) */
+  total_bytes?: number
+  /** requests per second since the start */
+  rate: number
+  bytes_per_second: number
+  /** seconds left at this rate, when the input's size is known */
+  seconds_left?: number
+}
+
+/** One verdict line of a replay's NDJSON (`?results=true` as NDJSON, a job's verdicts). */
+export interface ReplayVerdictLine extends ReplayResult {
+  /** the request's line in the input (for HAR, its entry's index + 1) */
+  line: number
+  trace?: TraceNode[]
+}
+
+export const REPLAY_JOB_KINDS = ['replay', 'compare'] as const
+export type ReplayJobKind = (typeof REPLAY_JOB_KINDS)[number]
+export type ReplayJobState = 'running' | 'done' | 'cancelled' | 'failed'
+
+/** A finished compare: the migration's comparison, and what was read. */
+export type StreamedComparison = MigrationComparison & ReplayInputSummary
+
+/** What a finished job found: a replay's summary, or a compare's. */
+export type ReplayJobSummary = StreamedReplaySummary | StreamedComparison
+
+/** A replay or compare run by the service (…/replays, …/waf_migration/compares). */
+export interface ReplayJob {
+  id: string
+  zone_id: string
+  kind: ReplayJobKind
+  state: ReplayJobState
+  /** ISO 8601 */
+  started_on: string
+  finished_on?: string
+  /** the file replayed, or "upload" */
+  source: string
+  progress: ReplayProgress
+  /** when done */
+  summary?: ReplayJobSummary
+  /** when failed: why, as the API's errors */
+  errors?: ApiMessage[]
+}
+
+/** The body of POST …/replays naming a file on this machine instead of uploading it. */
+export const ReplayFileBody = Type.Object(
+  {
+    file: Type.String({ minLength: 1, maxLength: 4096 }),
+    format: Type.Optional(Type.String({ maxLength: 32 })),
+    host: Type.Optional(Type.String({ maxLength: 253 })),
+  },
+  { additionalProperties: false },
+)
+export type ReplayFileBody = Static<typeof ReplayFileBody>

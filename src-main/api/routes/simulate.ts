@@ -1,8 +1,8 @@
 // /workbench/v1/zones/:zone_id/{simulate,replay,events}: what the zone would do to a request,
 // what it would have done to recorded traffic, and the security events both leave behind.
-// Replay takes NDJSON (one request description per line) or a HAR file (../replay.ts); with
-// `?stream=true` it answers NDJSON progress lines and then the envelope, so a long replay shows
-// its progress.
+// Replay streams its body (request descriptions, Logpush, combined logs or HAR, gzip or not)
+// through the worker pool (../replay.ts): `?format=`, `?host=`, `?threads=`; with `?stream=true`
+// it answers NDJSON progress lines and then the envelope, so a long replay shows its progress.
 // A simulation records its events unless `?record=false`; a replay only with `?record=true`, as
 // bulk traffic would otherwise crowd the capped event log (events/settings).
 
@@ -16,19 +16,17 @@ import {
   type SecurityEvent,
 } from '@shared/api/simulate'
 import type { Envelope } from '@shared/api/envelope'
-import { ReplayTally } from '@shared/replay/replay-tally'
 import type { Simulator } from '../../zones/simulator'
 import type { EventQuery } from '../../zones/events'
 import type { ZoneEvents } from '../../zones/zone-events'
-import type { ZoneRegistry } from '../../zones/registry'
 import { ok } from '../envelope'
-import { acceptTrafficFiles, REPLAY_BODY_LIMIT, replayInChunks } from '../replay'
+import { ReplayInputQuery, replayInputOptions, replayRoute, type ReplayRunner } from '../replay'
 import { API_ERRORS } from '@shared/api/error-codes'
 
 const ZoneParams = Type.Object({ zone_id: Type.String() })
 const SimulateQuery = Type.Object({ record: Type.Optional(Type.Boolean()) })
 const ReplayQuery = Type.Object({
-  stream: Type.Optional(Type.Boolean()),
+  ...ReplayInputQuery.properties,
   results: Type.Optional(Type.Boolean()),
   record: Type.Optional(Type.Boolean()),
 })
@@ -42,16 +40,11 @@ const EventsQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, default: 100 })),
 })
 
-/** How many paths a replay's summary lists, those with the most requests. */
-const TOP_PATHS = 50
-
 export const simulationRoutes: FastifyPluginAsyncTypebox<{
   simulator: Simulator
-  zones: ZoneRegistry
   events: ZoneEvents
-}> = async (app, { simulator, zones, events }) => {
-  acceptTrafficFiles(app)
-
+  replays: ReplayRunner
+}> = async (app, { simulator, events, replays }) => {
   app.post(
     '/zones/:zone_id/simulate',
     { schema: { params: ZoneParams, querystring: SimulateQuery, body: SimulatedRequest } },
@@ -63,25 +56,20 @@ export const simulationRoutes: FastifyPluginAsyncTypebox<{
     },
   )
 
-  app.post(
-    '/zones/:zone_id/replay',
-    { schema: { params: ZoneParams, querystring: ReplayQuery }, bodyLimit: REPLAY_BODY_LIMIT },
-    async (request, reply) => {
-      const tally = new ReplayTally({ results: request.query.results === true })
-      return replayInChunks(
-        request,
-        reply,
-        zones,
-        async (chunk) => {
-          const simulations = await simulator.simulate(request.params.zone_id, chunk, {
-            trace: false,
-            record: request.query.record ?? false,
-          })
-          simulations.forEach((simulation, index) => tally.add(chunk[index]!, simulation))
+  await app.register(
+    replayRoute('/zones/:zone_id/replay', ReplayQuery, (zoneId, query, source, hooks) =>
+      replays.replay(
+        zoneId,
+        source,
+        {
+          ...replayInputOptions(query),
+          record: query.record ?? false,
+          // As before: the envelope lists them, unless each is a line of NDJSON instead.
+          results: query.results === true && hooks.verdicts === undefined,
         },
-        () => tally.summary({ paths: TOP_PATHS }),
-      )
-    },
+        hooks,
+      ),
+    ),
   )
 
   app.get(

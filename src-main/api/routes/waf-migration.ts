@@ -5,17 +5,13 @@
 
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { ComparisonTally } from '@shared/replay/comparison-tally'
 import type { ZoneConfiguration } from '../../zones/configuration'
-import type { ZoneRegistry } from '../../zones/registry'
-import type { Simulator } from '../../zones/simulator'
 import { ok } from '../envelope'
-import { acceptTrafficFiles, REPLAY_BODY_LIMIT, replayInChunks } from '../replay'
+import { ReplayInputQuery, replayInputOptions, replayRoute, type ReplayRunner } from '../replay'
 
 const ZoneParams = Type.Object({ zone_id: Type.String() })
 /** `phase_two=1` selects the migration's second phase, the only one there is now. */
 const PhaseQuery = Type.Object({ phase_two: Type.Optional(Type.String()) })
-const CompareQuery = Type.Object({ stream: Type.Optional(Type.Boolean()) })
 
 export const wafMigrationRoutes: FastifyPluginAsyncTypebox<{
   configuration: ZoneConfiguration
@@ -41,11 +37,8 @@ export const wafMigrationRoutes: FastifyPluginAsyncTypebox<{
 
 export const wafMigrationWorkbenchRoutes: FastifyPluginAsyncTypebox<{
   configuration: ZoneConfiguration
-  simulator: Simulator
-  zones: ZoneRegistry
-}> = async (app, { configuration, simulator, zones }) => {
-  acceptTrafficFiles(app)
-
+  replays: ReplayRunner
+}> = async (app, { configuration, replays }) => {
   app.get(
     '/zones/:zone_id/waf_migration/preview',
     { schema: { params: ZoneParams } },
@@ -53,24 +46,13 @@ export const wafMigrationWorkbenchRoutes: FastifyPluginAsyncTypebox<{
   )
 
   // The side-by-side replay: each request through the previous product alone and managed
-  // rulesets alone (nothing recorded).
-  app.post(
-    '/zones/:zone_id/waf_migration/compare',
-    { schema: { params: ZoneParams, querystring: CompareQuery }, bodyLimit: REPLAY_BODY_LIMIT },
-    async (request, reply) => {
-      // an empty file is judged by nothing, and names the zone's own entry point
-      const tally = new ComparisonTally('entrypoint')
-      return replayInChunks(
-        request,
-        reply,
-        zones,
-        async (chunk, offset) => {
-          const compared = await simulator.compare(request.params.zone_id, chunk, offset)
-          tally.judgedBy(compared.newConfiguration)
-          for (const result of compared.results) tally.add(result)
-        },
-        () => tally.comparison(),
-      )
-    },
+  // rulesets alone (nothing recorded), its body read as a stream in a plugin of its own.
+  await app.register(
+    replayRoute(
+      '/zones/:zone_id/waf_migration/compare',
+      ReplayInputQuery,
+      (zoneId, query, source, hooks) =>
+        replays.compare(zoneId, source, replayInputOptions(query), hooks),
+    ),
   )
 }

@@ -1,0 +1,189 @@
+// /workbench/v1/zones/:zone_id/replays and …/waf_migration/compares: replays and compares run by
+// the service (../../replay/jobs.ts), so they outlive the screen and the connection that started
+// them. Two families of the same routes, one per kind:
+//
+//   POST   …/replays               the upload as the body (any format a replay reads, gzip or not),
+//                                  or JSON {"file": "/abs/path", "format"?, "host"?} naming a file
+//                                  on this machine; answers the job once its input is open
+//   GET    …/replays               the zone's jobs, newest first
+//   GET    …/replays/:job          its state, progress and, when done, its summary
+//   GET    …/replays/:job/verdicts its verdicts as NDJSON (a compare's: its compared requests)
+//   DELETE …/replays/:job          cancels a running job, removes a finished one
+//
+// `?format=`, `?host=` and `?threads=` as for POST …/replay.
+
+import { accessSync, constants, createReadStream, statSync } from 'node:fs'
+import { isAbsolute } from 'node:path'
+import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
+import { Value } from 'typebox/value'
+import { ApiError, badRequest } from '@shared/api/errors'
+import { API_ERRORS } from '@shared/api/error-codes'
+import { ReplayFileBody, type ReplayJobKind } from '@shared/api/simulate'
+import type { ReplayJobs } from '../../replay/jobs'
+import type { ZoneRegistry } from '../../zones/registry'
+import { ok } from '../envelope'
+import {
+  acceptReplayStreams,
+  bodyChunks,
+  declaredLength,
+  ReplayInputQuery,
+  replayInputOptions,
+  type ReplayRunner,
+  type ReplaySource,
+} from '../replay'
+
+const JobParams = Type.Object({ zone_id: Type.String(), job: Type.String({ maxLength: 64 }) })
+const ZoneParams = Type.Object({ zone_id: Type.String() })
+
+/** The JSON naming a file is small; an upload is not read further to tell them apart. */
+const FILE_BODY_LIMIT = 64 * 1024
+
+const FAMILIES: { path: string; kind: ReplayJobKind }[] = [
+  { path: 'replays', kind: 'replay' },
+  { path: 'waf_migration/compares', kind: 'compare' },
+]
+
+/** What a job reads: the file a JSON body names, or the upload itself. */
+interface JobInput {
+  source: ReplaySource
+  /** the file, or "upload" */
+  name: string
+  format?: string
+  host?: string
+}
+
+/** The JSON body naming a file, when it is one (it is read whole: at most FILE_BODY_LIMIT). */
+async function namedFile(
+  request: FastifyRequest,
+): Promise<{ file?: ReplayFileBody; read: Uint8Array[] }> {
+  const read: Uint8Array[] = []
+  const isJson = (request.headers['content-type'] ?? '').startsWith('application/json')
+  const length = declaredLength(request)
+  if (!isJson || length === undefined || length > FILE_BODY_LIMIT) return { read }
+  for await (const chunk of bodyChunks(request)) read.push(chunk)
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(Buffer.concat(read).toString('utf8'))
+  } catch {
+    return { read }
+  }
+  if (parsed === null || typeof parsed !== 'object' || !('file' in parsed)) return { read }
+  if (!Value.Check(ReplayFileBody, parsed)) {
+    const [first] = Value.Errors(ReplayFileBody, parsed)
+    throw badRequest(
+      API_ERRORS.invalidRequest,
+      `Invalid request: ${first?.instancePath || '/'} ${first?.message ?? 'is invalid'}`,
+      { source: { pointer: first?.instancePath || '/' } },
+    )
+  }
+  return { file: parsed, read }
+}
+
+/** A file the service can read as a replay's input, or the refusal naming why not. */
+function readableFile(path: string): number {
+  const refuse = (why: string) =>
+    badRequest(API_ERRORS.invalidRequest, `Invalid request: ${path} ${why}`, {
+      source: { pointer: '/file' },
+    })
+  if (!isAbsolute(path)) throw refuse('is not an absolute path')
+  let size: number
+  try {
+    const stat = statSync(path)
+    if (!stat.isFile()) throw refuse('is not a regular file')
+    size = stat.size
+    accessSync(path, constants.R_OK)
+  } catch (error) {
+    if (error instanceof ApiError) throw error
+    throw refuse('cannot be read')
+  }
+  return size
+}
+
+async function jobInput(request: FastifyRequest): Promise<JobInput> {
+  const { file, read } = await namedFile(request)
+  if (file !== undefined) {
+    const totalBytes = readableFile(file.file)
+    return {
+      source: { chunks: createReadStream(file.file), totalBytes },
+      name: file.file,
+      ...(file.format === undefined ? {} : { format: file.format }),
+      ...(file.host === undefined ? {} : { host: file.host }),
+    }
+  }
+  const totalBytes = declaredLength(request)
+  return {
+    source: {
+      chunks: (async function* () {
+        yield* read
+        yield* bodyChunks(request)
+      })(),
+      ...(totalBytes === undefined ? {} : { totalBytes }),
+    },
+    name: 'upload',
+  }
+}
+
+export const replayJobRoutes: FastifyPluginAsyncTypebox<{
+  jobs: ReplayJobs
+  replays: ReplayRunner
+  zones: ZoneRegistry
+}> = async (app, { jobs, replays, zones }) => {
+  const pathOf = (request: FastifyRequest) =>
+    (request.url.split('?')[0] ?? '/').replace(/^\/workbench\/v1/, '')
+
+  for (const { path, kind } of FAMILIES) {
+    await app.register(async (uploads) => {
+      acceptReplayStreams(uploads)
+      uploads
+        .withTypeProvider<TypeBoxTypeProvider>()
+        .post(
+          `/zones/:zone_id/${path}`,
+          { schema: { params: ZoneParams, querystring: ReplayInputQuery } },
+          async (request, reply) => {
+            const zoneId = request.params.zone_id
+            await zones.get(zoneId)
+            const input = await jobInput(request)
+            const options = {
+              ...replayInputOptions(request.query),
+              ...(input.format === undefined ? {} : { format: input.format }),
+              ...(input.host === undefined ? {} : { host: input.host }),
+            }
+            const job = await jobs.start(zoneId, kind, input.name, (work) =>
+              kind === 'replay'
+                ? replays.replay(zoneId, input.source, options, work)
+                : replays.compare(zoneId, input.source, options, work),
+            )
+            return reply.code(202).send(ok(job))
+          },
+        )
+    })
+
+    app.get(`/zones/:zone_id/${path}`, { schema: { params: ZoneParams } }, async (request) => {
+      await zones.get(request.params.zone_id)
+      return ok(jobs.list(request.params.zone_id, kind))
+    })
+
+    app.get(`/zones/:zone_id/${path}/:job`, { schema: { params: JobParams } }, async (request) =>
+      ok(jobs.get(request.params.zone_id, kind, request.params.job, pathOf(request))),
+    )
+
+    app.get(
+      `/zones/:zone_id/${path}/:job/verdicts`,
+      { schema: { params: JobParams } },
+      async (request, reply) => {
+        const { zone_id, job } = request.params
+        const file = jobs.verdictsFile(zone_id, kind, job, pathOf(request))
+        return reply
+          .type('application/x-ndjson')
+          .header('content-disposition', `attachment; filename="${kind}-${job}.ndjson"`)
+          .send(createReadStream(file))
+      },
+    )
+
+    app.delete(`/zones/:zone_id/${path}/:job`, { schema: { params: JobParams } }, async (request) =>
+      ok(await jobs.cancel(request.params.zone_id, kind, request.params.job, pathOf(request))),
+    )
+  }
+}
