@@ -89,7 +89,7 @@ export {
 export { WAF_SCHEME } from './waf/scheme'
 export { BUILTIN_FUNCTIONS } from './waf/functions'
 export { PHASE_CUSTOM, PHASE_LEGACY_FIREWALL, PHASE_MANAGED, PHASE_RATELIMIT } from './waf/phases'
-export { bytesToText, utf8Bytes, fromUint8Array, toUint8Array } from './values/bytes'
+export { asciiLower, bytesToText, utf8Bytes, fromUint8Array, toUint8Array } from './values/bytes'
 export { isAlnum, isDigit, isHexDigit, isWordChar } from './values/chars'
 export { formatIp, parseIp } from './values/ip'
 export { compileRegex, type CompiledRegex } from './regex/regex'

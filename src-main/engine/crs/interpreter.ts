@@ -61,8 +61,8 @@ interface CompiledRule {
   /** the starter's id (for %{rule.id} in the chain too) */
   id: number | undefined
   transformations: readonly Transformation[]
-  /** the transformations' names joined, for each prefix of the chain: the transformation cache's keys */
-  prefixKeys: string[]
+  /** each prefix of the transformation chain: its slot in the transformation cache */
+  prefixSlots: number[]
   operator: (parameter: string) => Operator
   /** the operator when its parameter has no macros, compiled once */
   fixedOperator: Operator | undefined
@@ -75,14 +75,14 @@ interface CompiledRule {
   skipTo: number | undefined
   /** the level of the anomaly score this rule (or its chain) adds to */
   scoringLevel: number | undefined
-  /** the rule's target list as text: rules with the same list share its expansion */
-  targetsKey: string
+  /** the rule's target list: rules with the same list share its expansion (a cache slot) */
+  targetsSlot: number
   /** the target list and the transformation chain: rules with the same both share values */
-  transformedKey: string
+  transformedSlot: number
   /** whether a target reads what rules change (TX, MATCHED_VAR…), so cannot be shared */
   dynamicTargets: boolean
-  /** each target as text: the same target in another rule shares its values */
-  variableKeys: string[]
+  /** each target: the same target in another rule shares its values */
+  variableSlots: number[]
   /** a rule reading one TX variable (`TX:paranoia_level`): its key, lower-cased, and name */
   txKey: string | undefined
   txName: string | undefined
@@ -112,9 +112,23 @@ const SCORE_VARIABLE = /^(?:inbound_)?anomaly_score_pl([1-4])$/
 /** A compiled CRS program, run on requests. */
 export class CrsProgramRunner {
   private readonly phases: Phase[]
+  /**
+   * The request's caches are arrays indexed by slot, one slot per distinct target list, target,
+   * transformation chain, or both, numbered here as the rules are compiled.
+   */
+  private readonly slots = new Map<string, number>()
 
   constructor(private readonly bundle: CrsBundle) {
     this.phases = [1, 2].map((phase) => this.compilePhase(phase))
+  }
+
+  private slot(key: string): number {
+    let slot = this.slots.get(key)
+    if (slot === undefined) {
+      slot = this.slots.size
+      this.slots.set(key, slot)
+    }
+    return slot
   }
 
   private compilePhase(phase: number): Phase {
@@ -175,8 +189,8 @@ export class CrsProgramRunner {
       rule,
       id,
       transformations,
-      prefixKeys: rule.transformations.map((_, i) =>
-        rule.transformations.slice(0, i + 1).join(','),
+      prefixSlots: rule.transformations.map((_, i) =>
+        this.slot(`t ${rule.transformations.slice(0, i + 1).join(',')}`),
       ),
       operator,
       fixedOperator,
@@ -185,16 +199,18 @@ export class CrsProgramRunner {
       chain,
       skipTo: undefined,
       scoringLevel: level === undefined ? chain?.scoringLevel : Number(level),
-      targetsKey: JSON.stringify(rule.variables),
-      transformedKey: `${JSON.stringify(rule.variables)} ${rule.transformations.join(',')}`,
+      targetsSlot: this.slot(`v ${JSON.stringify(rule.variables)}`),
+      transformedSlot: this.slot(
+        `vt ${JSON.stringify(rule.variables)} ${rule.transformations.join(',')}`,
+      ),
       dynamicTargets: rule.variables.some((v) => DYNAMIC.has(v.collection)),
-      variableKeys: rule.variables.map((v) => JSON.stringify(v)),
+      variableSlots: rule.variables.map((v) => this.slot(`v1 ${JSON.stringify(v)}`)),
       ...singleTxVariable(rule.variables),
     }
   }
 
   run(request: CrsRequest, options: CrsRunOptions): CrsResult {
-    const tx = new Transaction(request, options)
+    const tx = new Transaction(request, options, this.slots.size)
     for (const [index, phase] of this.phases.entries()) {
       tx.enterPhase(index + 1)
       const rules = phase.rules
@@ -217,16 +233,17 @@ export class CrsProgramRunner {
 class Transaction {
   phase = 1
   /** a target list's values after a transformation chain, by list and chain, this phase */
-  private readonly transformedTargets = new Map<string, Entry[]>()
-  private readonly expandedTargets = new Map<string, Entry[]>()
-  private readonly variableCache = new Map<string, Entry[]>()
+  private transformedTargets: (Entry[] | undefined)[]
+  private expandedTargets: (Entry[] | undefined)[]
+  private variableCache: (Entry[] | undefined)[]
   stopped = false
   readonly tx = new Map<string, string>()
   readonly removed = new Set<number>()
   readonly matches = new Map<number, CrsMatch>()
   private matchedVar: Entry | undefined
   private matchedVars: Entry[] = []
-  private readonly transformed = new Map<string, Map<string, string>>()
+  /** by a chain's slot, each value after that chain */
+  private readonly transformed: (Map<string, string> | undefined)[]
   private bodyProcessor: string | undefined
   private forceBody = false
   private body: BodyCollections | undefined
@@ -235,7 +252,12 @@ class Transaction {
   constructor(
     private readonly request: CrsRequest,
     options: CrsRunOptions,
+    private readonly slots: number,
   ) {
+    this.transformedTargets = new Array<undefined>(slots)
+    this.expandedTargets = new Array<undefined>(slots)
+    this.variableCache = new Array<undefined>(slots)
+    this.transformed = new Array<undefined>(slots)
     const level = String(options.paranoiaLevel)
     // What crs-setup.conf sets for the golden files (scripts/crs-reference.ts): level, threshold.
     this.tx.set('paranoia_level', level)
@@ -248,10 +270,11 @@ class Transaction {
   }
 
   enterPhase(phase: number): void {
+    if (phase === this.phase) return
     this.phase = phase
-    this.transformedTargets.clear()
-    this.expandedTargets.clear()
-    this.variableCache.clear()
+    this.transformedTargets = new Array<undefined>(this.slots)
+    this.expandedTargets = new Array<undefined>(this.slots)
+    this.variableCache = new Array<undefined>(this.slots)
   }
 
   private header(lowerName: string): string | undefined {
@@ -416,10 +439,10 @@ class Transaction {
     if (compiled.transformations.length === 0) return targets
     if (compiled.dynamicTargets)
       return targets.map(([name, value]) => [name, this.transform(value, compiled)])
-    let transformed = this.transformedTargets.get(compiled.transformedKey)
+    let transformed = this.transformedTargets[compiled.transformedSlot]
     if (transformed === undefined) {
       transformed = targets.map(([name, value]) => [name, this.transform(value, compiled)])
-      this.transformedTargets.set(compiled.transformedKey, transformed)
+      this.transformedTargets[compiled.transformedSlot] = transformed
     }
     return transformed
   }
@@ -432,12 +455,12 @@ class Transaction {
   private transform(value: string, compiled: CompiledRule): string {
     const fns = compiled.transformations
     if (fns.length === 0) return value
-    const keys = compiled.prefixKeys
+    const slots = compiled.prefixSlots
     // the longest prefix already applied to this value
     let done = fns.length
     let out: string | undefined
     while (done > 0) {
-      out = this.transformed.get(keys[done - 1]!)?.get(value)
+      out = this.transformed[slots[done - 1]!]?.get(value)
       if (out !== undefined) break
       done--
     }
@@ -445,10 +468,10 @@ class Transaction {
     let current = done === 0 ? value : out!
     for (let i = done; i < fns.length; i++) {
       current = fns[i]!(current)
-      let cache = this.transformed.get(keys[i]!)
+      let cache = this.transformed[slots[i]!]
       if (cache === undefined) {
         cache = new Map()
-        this.transformed.set(keys[i]!, cache)
+        this.transformed[slots[i]!] = cache
       }
       cache.set(value, current)
     }
@@ -483,10 +506,10 @@ class Transaction {
       return value === undefined ? NO_TARGETS : [[compiled.txName!, value]]
     }
     if (compiled.dynamicTargets) return this.expandTargets(compiled)
-    let targets = this.expandedTargets.get(compiled.targetsKey)
+    let targets = this.expandedTargets[compiled.targetsSlot]
     if (targets === undefined) {
       targets = this.expandTargets(compiled)
-      this.expandedTargets.set(compiled.targetsKey, targets)
+      this.expandedTargets[compiled.targetsSlot] = targets
     }
     return targets
   }
@@ -495,7 +518,7 @@ class Transaction {
     const variables = compiled.rule.variables
     let targets: Entry[] = []
     variables.forEach((variable, index) => {
-      const values = this.variableValues(variable, compiled.variableKeys[index]!, compiled)
+      const values = this.variableValues(variable, compiled.variableSlots[index]!, compiled)
       if (variable.count) targets.push([`&${variable.collection}`, String(values.length)])
       else if (variable.exclude) {
         if (values.length === 0) return
@@ -507,12 +530,12 @@ class Transaction {
   }
 
   /** One target's values; those of the request's own collections are shared between rules. */
-  private variableValues(variable: CrsVariable, key: string, compiled: CompiledRule): Entry[] {
+  private variableValues(variable: CrsVariable, slot: number, compiled: CompiledRule): Entry[] {
     if (DYNAMIC.has(variable.collection)) return this.collection(variable, compiled)
-    let values = this.variableCache.get(key)
+    let values = this.variableCache[slot]
     if (values === undefined) {
       values = this.collection(variable, compiled)
-      this.variableCache.set(key, values)
+      this.variableCache[slot] = values
     }
     return values
   }

@@ -130,8 +130,13 @@ function phraseMatcher(phrases: readonly string[]): CompiledOperator {
     let node = root
     for (let i = 0; i < value.length; i++) {
       const c = asciiLower(value.charCodeAt(i))
-      while (node !== root && !node.next.has(c)) node = node.fail!
-      node = node.next.get(c) ?? root
+      // One lookup per state tried: most bytes continue no phrase and end at the root.
+      let next = node.next.get(c)
+      while (next === undefined && node !== root) {
+        node = node.fail!
+        next = node.next.get(c)
+      }
+      node = next ?? root
       if (node.output !== undefined) return [node.output]
     }
     return undefined

@@ -5,7 +5,7 @@
 // Where that code reads a value as a C string (cmdLine, sqlHexDecode, utf8toUnicode,
 // base64Decode), it stops at the first NUL byte, and so do these.
 import { createHash } from 'node:crypto'
-import { isAlnum, isDigit, isHexDigit } from '@shared/expression'
+import { asciiLower, isAlnum, isDigit, isHexDigit } from '@shared/expression'
 import { UNICODE_MAP } from './unicode-mapping'
 
 export type Transformation = (value: string) => string
@@ -732,7 +732,7 @@ const TRANSFORMATIONS = new Map<string, Transformation>([
   ['normalizepath', (v) => normalizePath(v, false)],
   ['normalisepathwin', (v) => normalizePath(v, true)],
   ['normalizepathwin', (v) => normalizePath(v, true)],
-  ['lowercase', (v) => v.replace(/[A-Z]+/g, (upper) => upper.toLowerCase())],
+  ['lowercase', asciiLower],
   ['length', (v) => String(v.length)],
   ['sha1', digest('sha1')],
   ['md5', digest('md5')],
