@@ -161,7 +161,13 @@ export async function runReplay(options: ReplayRunOptions): Promise<ReplayRun> {
       requests++
       if (verdicts !== undefined) text += `${JSON.stringify(verdictLine(request, verdict))}\n`
     })
-    if (verdicts !== undefined) await write(verdicts, text)
+    // A reader that stopped reading must not hold up an abort.
+    if (
+      verdicts !== undefined &&
+      (await unlessAborted(write(verdicts, text), signal)) === ABORTED
+    ) {
+      return false
+    }
     options.onProgress?.(progress())
     return true
   }

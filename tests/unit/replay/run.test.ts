@@ -176,4 +176,21 @@ describe('runReplay on the worker pool', () => {
       await pool.close()
     }
   }, 60_000)
+  it('stops on an abort while its verdicts wait for a reader that stopped reading', async () => {
+    const pool = await ReplayPool.start({ configuration, resourcesDir: RESOURCES, threads: 1 })
+    const controller = new AbortController()
+    try {
+      const run = await runReplay({
+        input: await openReplayInput(chunksOf(input)),
+        evaluator: pool,
+        tally: new ReplayTally(),
+        signal: controller.signal,
+        // Takes the first write and never finishes it, aborting the run instead.
+        verdicts: new Writable({ highWaterMark: 1, write: () => controller.abort() }),
+      })
+      expect(run.cancelled).toBe(true)
+    } finally {
+      await pool.close()
+    }
+  }, 60_000)
 })
