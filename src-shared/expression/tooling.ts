@@ -4,7 +4,8 @@
 // expressions.
 
 import type { CompileOptions } from './compile/compile'
-import { isExpressionError } from './syntax/errors'
+import { describeExpressionError } from './syntax/describe'
+import { isExpressionError, type ExpressionError } from './syntax/errors'
 import { PHASE_CUSTOM } from './waf/phases'
 import { LOGICAL_OPERATOR_SPELLINGS, WORD_OPERATORS } from './syntax/operators'
 import { compile, parse } from './waf/language'
@@ -374,29 +375,61 @@ function lineColumn(text: string, offset: number): { line: number; column: numbe
 
 /** Errors and warnings of the expression, with spans. An empty text has none. */
 export function diagnostics(text: string, options: CompileOptions = {}): Diagnostic[] {
-  if (text.trim() === '') return []
+  return checked(text, options).diagnostics
+}
+
+/** A diagnostic with what it says for people: an error described in words, a warning as it is. */
+export interface DescribedDiagnostic extends Diagnostic {
+  readonly description: string
+}
+
+/**
+ * The diagnostics a screen shows: each error described by describeExpressionError (the parser's
+ * internals named in words, a missing closer named with where it was opened), each warning as is.
+ */
+export function describedDiagnostics(
+  text: string,
+  options: CompileOptions = {},
+): DescribedDiagnostic[] {
+  const { diagnostics: found, error } = checked(text, options)
+  return found.map((d) => ({
+    ...d,
+    description: d.severity === 'error' && error ? describeExpressionError(error, text) : d.message,
+  }))
+}
+
+function checked(
+  text: string,
+  options: CompileOptions,
+): { diagnostics: Diagnostic[]; error?: ExpressionError } {
+  if (text.trim() === '') return { diagnostics: [] }
   try {
     const compiled = compile(text, options)
-    return compiled.warnings.map((w) => ({
-      from: w.start,
-      to: w.end,
-      severity: 'warning' as const,
-      message: w.message,
-      ...lineColumn(text, w.start),
-    }))
+    return {
+      diagnostics: compiled.warnings.map((w) => ({
+        from: w.start,
+        to: w.end,
+        severity: 'warning' as const,
+        message: w.message,
+        ...lineColumn(text, w.start),
+      })),
+    }
   } catch (e) {
     if (!isExpressionError(e)) throw e
-    return [
-      {
-        from: e.start,
-        to: e.start + e.length,
-        severity: 'error',
-        message: e.message,
-        code: e.code,
-        line: e.line,
-        column: e.column,
-        ...(e.hint ? { hint: e.hint } : {}),
-      },
-    ]
+    return {
+      error: e,
+      diagnostics: [
+        {
+          from: e.start,
+          to: e.start + e.length,
+          severity: 'error',
+          message: e.message,
+          code: e.code,
+          line: e.line,
+          column: e.column,
+          ...(e.hint ? { hint: e.hint } : {}),
+        },
+      ],
+    }
   }
 }
