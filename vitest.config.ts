@@ -3,15 +3,16 @@ import { svelte } from '@sveltejs/vite-plugin-svelte'
 import { defineConfig } from 'vitest/config'
 
 // The soak project: crash suites (kills per operation from CRASH_KILLS), property runs (their
-// runs multiplied by PROPERTY_RUNS, tests/property-runs.ts) and the replay command's memory
-// (REPLAY_TEST_MB of input). `npm test` runs it short beside the unit project; `npm run soak`
-// runs it alone, long.
+// runs multiplied by PROPERTY_RUNS, tests/property-runs.ts) and the replay command's and API's
+// memory (REPLAY_TEST_MB of input). `npm test` runs it short beside the unit project; `npm run
+// soak` runs it alone, long.
 const SOAK = [
   'tests/api/crash/**/*.test.ts',
   'tests/unit/storage/crash/**/*.test.ts',
   'tests/unit/history/property.test.ts',
   'tests/unit/expression/properties.test.ts',
   'tests/api/cli-replay.test.ts',
+  'tests/api/replay-memory.test.ts',
 ]
 
 export default defineConfig({
