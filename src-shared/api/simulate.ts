@@ -32,6 +32,8 @@ export const SimulatedRequest = Type.Object(
     verifiedBot: Type.Optional(Type.Boolean()),
     httpVersion: Type.Optional(Type.String()),
     tlsVersion: Type.Optional(Type.String()),
+    /** the request line as sent, for the OWASP ruleset (RequestDescription's requestLine) */
+    requestLine: Type.Optional(Type.String({ maxLength: 65_600 })),
   },
   // Corpus lines carry labels and notes of their own; they are not part of the request.
   { additionalProperties: true },

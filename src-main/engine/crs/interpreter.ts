@@ -665,12 +665,13 @@ class Transaction {
       case 'REQUEST_BASENAME':
         return scalar(path.slice(path.lastIndexOf('/') + 1))
       case 'REQUEST_URI':
-      case 'REQUEST_URI_RAW':
         return scalar(r.uri)
+      case 'REQUEST_URI_RAW':
+        return scalar(r.line === undefined ? r.uri : (lineParts(r.line)[1] ?? ''))
       case 'REQUEST_LINE':
-        return scalar(`${r.method} ${r.uri} ${r.protocol}`)
+        return scalar(r.line ?? `${r.method} ${r.uri} ${r.protocol}`)
       case 'REQUEST_METHOD':
-        return scalar(r.method)
+        return scalar(r.line === undefined ? r.method : (lineParts(r.line)[0] ?? ''))
       case 'REQUEST_PROTOCOL':
         return scalar(r.protocol)
       case 'REMOTE_ADDR':
@@ -746,6 +747,11 @@ class Transaction {
 }
 
 type BodyCollections = Map<string, Entry[]>
+
+/** A request line's method, target and protocol, as Apache splits it at spaces and tabs. */
+function lineParts(line: string): string[] {
+  return line.split(/[ \t]+/).filter((part) => part !== '')
+}
 
 /** SecAction's one target: the operator always matches it. */
 const NO_TARGET: Entry[] = [['', '']]

@@ -3,7 +3,7 @@
 // msc_json.c, msc_xml.c of https://github.com/owasp-modsecurity/ModSecurity/tree/v2/master).
 // Everything is built from the evaluation context the rest of the engine uses, on first use.
 
-import type { EvaluationContext } from '@shared/expression'
+import { RAW_REQUEST_LINE, type EvaluationContext } from '@shared/expression'
 
 /** A value of a collection: its key as ModSecurity names it, and its bytes. */
 export type Entry = readonly [key: string, value: string]
@@ -327,6 +327,11 @@ export interface CrsRequest {
   /** the request target as sent (path and query) */
   uri: string
   protocol: string
+  /**
+   * the request line as sent, when the description has it: REQUEST_LINE, and the method and
+   * target ModSecurity reads from it (a target without its leading `/` stays so)
+   */
+  line?: string
   /** header names and values in order, a repeated header's values joined with `, ` */
   headers: Entry[]
   body: string
@@ -353,6 +358,7 @@ export function crsRequestOf(ctx: EvaluationContext): CrsRequest {
     })
   }
   const body = stringField(ctx, 'http.request.body.raw')
+  const line = ctx.fields[RAW_REQUEST_LINE]
   // A body travels with its length (RFC 9112 §6): a description that leaves it out means it.
   // With Transfer-Encoding, Apache drops Content-Length (RFC 9112 §6.3), as ModSecurity sees.
   if (merged.has('transfer-encoding')) merged.delete('content-length')
@@ -365,5 +371,6 @@ export function crsRequestOf(ctx: EvaluationContext): CrsRequest {
     headers: [...merged.values()],
     body,
     remoteAddr: '127.0.0.1',
+    ...(typeof line === 'string' ? { line } : {}),
   }
 }

@@ -40,6 +40,12 @@ export interface RequestDescription {
   readonly verifiedBot?: boolean
   /** http.request.version (default HTTP/1.1) */
   readonly httpVersion?: string
+  /**
+   * The request line exactly as sent (`POST ?x=1 HTTP/1.1`), for what reads it raw: the OWASP
+   * ruleset's REQUEST_LINE, REQUEST_METHOD and REQUEST_URI_RAW. No Rules field reads it; without
+   * it, the line is made of method, url and httpVersion.
+   */
+  readonly requestLine?: string
   /** request time in milliseconds since the epoch (default now) */
   readonly timestamp?: number
   readonly tlsVersion?: string
@@ -253,6 +259,9 @@ function acceptedLanguages(header: string | undefined): string[] {
     .map((i) => tags[i]!)
 }
 
+/** Where a context carries RequestDescription's requestLine, beside the WAF fields. */
+export const RAW_REQUEST_LINE = 'raw.http.request.line'
+
 /** Builds the evaluation context of a request: every WAF field (docs/vendor-behaviour.md#fields). */
 export function requestContext(
   request: RequestDescription,
@@ -359,6 +368,9 @@ export function requestContext(
     'raw.http.request.uri.args.names': argNames,
     'raw.http.request.uri.args.values': argValues,
     'http.request.version': utf8Bytes(request.httpVersion ?? 'HTTP/1.1'),
+    // Not a Rules field (the scheme has none such): carried for the OWASP ruleset's interpreter.
+    [RAW_REQUEST_LINE]:
+      request.requestLine === undefined ? undefined : utf8Bytes(request.requestLine),
     'http.request.timestamp.sec': Math.floor(now / 1000),
     'http.request.timestamp.msec': Math.floor(now % 1000),
     ssl: scheme === 'https',

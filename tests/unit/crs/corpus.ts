@@ -60,7 +60,7 @@ function dechunk(body: Uint8Array): Uint8Array {
 
 /**
  * A record's request as the engine's description: method, target and version from the request
- * line, each header (a repeated one as a list, in order), the body's bytes, the loopback client
+ * line, the line itself as sent, each header (a repeated one as a list, in order), the body's bytes, the loopback client
  * the reference saw.
  */
 export function describeRequest(record: CorpusRecord): RequestDescription {
@@ -72,7 +72,8 @@ export function describeRequest(record: CorpusRecord): RequestDescription {
   // The description's texts are UTF-8 encoded into the bytes the engine sees, so the head is read
   // as UTF-8 (bytes that are not UTF-8 cannot be described).
   const lines = new TextDecoder().decode(wire.subarray(0, headEnd)).split(/\r?\n/)
-  const [method = '', url = '', httpVersion] = (lines[0] ?? '').split(' ').filter((p) => p !== '')
+  const requestLine = lines[0] ?? ''
+  const [method = '', url = '', httpVersion] = requestLine.split(' ').filter((p) => p !== '')
   const headers: Record<string, string | string[]> = {}
   const byLowerName = new Map<string, string>()
   for (const line of lines.slice(1)) {
@@ -112,6 +113,7 @@ export function describeRequest(record: CorpusRecord): RequestDescription {
     headers,
     ...(body.length > 0 ? { body: new Uint8Array(body) } : {}),
     ...(httpVersion === undefined ? {} : { httpVersion }),
+    requestLine,
     ip: '127.0.0.1',
   }
 }
