@@ -252,11 +252,13 @@ export const replayCommand: Command = {
     const controller = new AbortController()
     const interrupt = () => controller.abort()
     process.once('SIGINT', interrupt)
-    const started = performance.now()
     const tally = new ReplayTally()
     let run: ReplayRun
+    // Timed from the workers' start: the rate is the evaluation's, not the zone's compilation's.
+    let started: number
     try {
       const pool = await ReplayPool.start({ ...source, threads })
+      started = performance.now()
       try {
         run = await runReplay({
           input,
