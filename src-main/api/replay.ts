@@ -20,6 +20,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type, type Static, type TSchema } from 'typebox'
 import { ApiError, payloadTooLarge } from '@shared/api/errors'
 import type {
+  Outcome,
   ReplayInputSummary,
   ReplayProgress,
   SimulatedRequest,
@@ -186,20 +187,30 @@ const judged = (verdict: ReplayVerdict): ComparedRequest['previous'] => ({
   rules: verdict.events.map((event) => event.rule_id),
 })
 
+const noOutcomes = (): Record<Outcome, number> => ({ blocked: 0, challenged: 0, passed: 0 })
+
 /**
  * runReplay adds each verdict to a ReplayTally; a compare's go to the migration's comparison
- * instead, numbered from 0 in input order, and to `verdicts` as compared requests.
+ * instead, numbered from 0 in input order, and to `verdicts` as compared requests. Without
+ * `results` the requests are only counted: a job's are in its verdict file, and holding them
+ * would grow with the input.
  */
 class ComparisonIntake extends ReplayTally {
-  readonly comparison: ComparisonTally
+  private readonly held: ComparisonTally | undefined
+  private readonly counted = {
+    differences: 0,
+    outcomes: { previous: noOutcomes(), new: noOutcomes() },
+    matrix: { blocked: noOutcomes(), challenged: noOutcomes(), passed: noOutcomes() },
+  }
   private index = 0
 
   constructor(
-    newConfiguration: MigrationComparison['new_configuration'],
+    private readonly newConfiguration: MigrationComparison['new_configuration'],
     private readonly verdicts: Writable | undefined,
+    results: boolean,
   ) {
     super()
-    this.comparison = new ComparisonTally(newConfiguration)
+    this.held = results ? new ComparisonTally(newConfiguration) : undefined
   }
 
   override add(request: Pick<SimulatedRequest, 'method' | 'url'>, tallied: TalliedSimulation) {
@@ -214,8 +225,24 @@ class ComparisonIntake extends ReplayTally {
       previous,
       new: next,
     }
-    this.comparison.add(compared)
+    this.held?.add(compared)
+    if (this.held === undefined) {
+      this.counted.outcomes.previous[previous.outcome]++
+      this.counted.outcomes.new[next.outcome]++
+      this.counted.matrix[previous.outcome][next.outcome]++
+      if (compared.differs) this.counted.differences++
+    }
     this.verdicts?.write(`${JSON.stringify(compared)}\n`)
+  }
+
+  comparison(): MigrationComparison {
+    if (this.held !== undefined) return this.held.comparison()
+    return {
+      requests: this.index,
+      new_configuration: this.newConfiguration,
+      ...structuredClone(this.counted),
+      results: [],
+    }
   }
 }
 
@@ -339,7 +366,7 @@ export class ReplayRunner {
   async compare(
     zoneId: string,
     source: ReplaySource,
-    options: Omit<ReplayRunOptions, 'record' | 'results' | 'trace'>,
+    options: Omit<ReplayRunOptions, 'record' | 'trace'>,
     hooks: ReplayRunHooks = {},
   ): Promise<RunAnswer<StreamedComparison>> {
     const perProduct = Math.max(1, Math.floor((options.threads ?? defaultThreads()) / 2))
@@ -354,6 +381,7 @@ export class ReplayRunner {
           const intake = new ComparisonIntake(
             generated ? 'generated' : 'entrypoint',
             hooks.verdicts,
+            options.results !== false,
           )
           hooks.onOpened?.()
           const evaluator = comparing(previous, next)
@@ -365,7 +393,7 @@ export class ReplayRunner {
           if (run === undefined) return { cancelled: true }
           return {
             cancelled: false,
-            summary: { ...intake.comparison.comparison(), ...run(perProduct * 2) },
+            summary: { ...intake.comparison(), ...run(perProduct * 2) },
           }
         } finally {
           await next.close()

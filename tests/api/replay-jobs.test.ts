@@ -215,6 +215,8 @@ describe('compare jobs', () => {
     )
     expect(job).toMatchObject({ kind: 'compare', state: 'done' })
     expect(job.summary).toMatchObject({ requests: 600, format: 'requests', skipped: 0 })
+    // counted, not held: the compared requests are the job's verdicts
+    expect(job.summary.results).toEqual([])
     const direct = await running.call(workbench(zone, 'waf_migration/compare'), {
       method: 'POST',
       headers: { 'content-type': 'application/x-ndjson' },

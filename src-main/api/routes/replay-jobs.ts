@@ -153,7 +153,7 @@ export const replayJobRoutes: FastifyPluginAsyncTypebox<{
             const job = await jobs.start(zoneId, kind, input.name, (work) =>
               kind === 'replay'
                 ? replays.replay(zoneId, input.source, options, work)
-                : replays.compare(zoneId, input.source, options, work),
+                : replays.compare(zoneId, input.source, { ...options, results: false }, work),
             )
             return reply.code(202).send(ok(job))
           },
