@@ -3,6 +3,7 @@
 // docs/vendor-behaviour.md#filters-api), and the bodies those APIs take.
 
 import { Type, type Static } from 'typebox'
+import type { ZonePlan } from './zones'
 
 export const FIREWALL_ACTIONS = [
   'block',
@@ -14,6 +15,20 @@ export const FIREWALL_ACTIONS = [
   'bypass',
 ] as const
 export type FirewallAction = (typeof FIREWALL_ACTIONS)[number]
+
+/**
+ * Why a zone's plan cannot use an action, or undefined when it can: `log` is Enterprise's only
+ * (docs/vendor-behaviour.md#firewall-rules-api). The API refuses with it, and the screens say it
+ * instead of offering the action.
+ */
+export function firewallActionUnavailable(
+  action: FirewallAction,
+  plan: ZonePlan,
+): string | undefined {
+  return action === 'log' && plan !== 'enterprise'
+    ? 'the log action is available on the Enterprise plan only'
+    : undefined
+}
 
 /** What a `bypass` rule can skip. */
 export const FIREWALL_PRODUCTS = [

@@ -6,12 +6,13 @@
 // when no other rule uses it.
 
 import { ApiError, couldNotRoute } from '@shared/api/errors'
-import type {
-  Filter,
-  FirewallRule,
-  FirewallRuleBulkUpdate,
-  FirewallRuleCreate,
-  PriorityUpdate,
+import {
+  firewallActionUnavailable,
+  type Filter,
+  type FirewallRule,
+  type FirewallRuleBulkUpdate,
+  type FirewallRuleCreate,
+  type PriorityUpdate,
 } from '@shared/api/firewall'
 import type { ZonePlan } from '@shared/api/zones'
 import { invalidValue, Problems, RefusedAfterWrite } from '../problems'
@@ -274,10 +275,11 @@ export class FirewallRules {
         `${at}/products`,
       )
     }
-    if (input.action === 'log' && this.options.plan !== 'enterprise') {
+    const unavailable = firewallActionUnavailable(input.action, this.options.plan)
+    if (unavailable !== undefined) {
       problems.add(
         FIREWALL_ERRORS.planRefused,
-        invalidValue('log', 'action', 'the log action is available on the Enterprise plan only'),
+        invalidValue(input.action, 'action', unavailable),
         `${at}/action`,
       )
     }
