@@ -17,7 +17,7 @@ test('a wrong expression is underlined under the right token; a fixed one evalua
   // The underline covers exactly the unknown field, and the message names it.
   const underline = page.locator('.cm-content .zw-expression-error')
   await expect(underline).toHaveText('http.hots')
-  const message = page.getByRole('alert')
+  const message = page.locator('.zw-expression-error-message')
   await expect(message).toContainText('1:35')
   await expect(message).toContainText('unknown identifier')
   await expect(message).toContainText('http.host')

@@ -22,9 +22,9 @@ import {
 } from '@codemirror/view'
 import {
   completions,
+  describedDiagnostics,
   diagnostics,
   tokens,
-  type Diagnostic,
   type TokenKind,
 } from '@shared/expression/tooling'
 
@@ -108,18 +108,13 @@ function completionSource(phase: string | undefined) {
   }
 }
 
-/** The message shown for a diagnostic: the vendor's text, then our hint. */
-export function diagnosticMessage(d: Diagnostic): string {
-  return d.hint ? `${d.message} — ${d.hint}` : d.message
-}
-
 function lintSource(phase: string | undefined) {
   return (view: EditorView): LintDiagnostic[] =>
-    diagnostics(view.state.doc.toString(), phase ? { phase } : {}).map((d) => ({
+    describedDiagnostics(view.state.doc.toString(), phase ? { phase } : {}).map((d) => ({
       from: d.from,
       to: d.to,
       severity: d.severity,
-      message: diagnosticMessage(d),
+      message: d.description,
       markClass: d.severity === 'error' ? ERROR_MARK_CLASS : 'zw-expression-warning',
       source: d.code ?? 'expression',
     }))

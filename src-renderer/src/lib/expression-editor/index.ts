@@ -1,7 +1,6 @@
 // The Rules-language expression editor: a Svelte component and its CodeMirror extensions.
 export { default as ExpressionEditor } from './ExpressionEditor.svelte'
 export {
-  diagnosticMessage,
   ERROR_MARK_CLASS,
   expressionExtensions,
   type ExpressionExtensionOptions,

@@ -1,6 +1,7 @@
 // The Firewall rules screen's state: a zone's filters, its firewall rules in the order they run,
 // and its rule quota. Every change goes to the API and then reloads all three, also after a
-// refusal: a rule refused for the quota still creates its inline filter.
+// refusal: a rule refused for the quota still creates its inline filter. The messages of a create
+// form's refusal that point at one of its fields are also kept by that field, to be shown there.
 
 import type { ApiMessage } from '@shared/api/envelope'
 import type {
@@ -11,6 +12,7 @@ import type {
   FirewallRuleUpdate,
 } from '@shared/api/firewall'
 import { allPages, api, workbenchApi } from '../api'
+import { placeErrors, type FieldErrors, type FieldPointers } from '../field-errors'
 import { presentFields } from '../present-fields'
 import { changeZone, loadZone } from './zone-editing'
 import { ZoneChoice } from './zone-choice.svelte'
@@ -44,6 +46,24 @@ function wholeRule(rule: FirewallRule): FirewallRuleUpdate {
   }
 }
 
+/** The create form's fields, by where the API points in the body it sends (one rule in an array). */
+export const RULE_FIELDS = {
+  expression: '/0/filter/expression',
+  filter: '/0/filter',
+  action: '/0/action',
+  description: '/0/description',
+  priority: '/0/priority',
+  products: '/0/products',
+} as const
+export type RuleField = keyof typeof RULE_FIELDS
+
+/** The new filter form's fields, likewise (one filter in an array). */
+export const FILTER_FIELDS = {
+  expression: '/0/expression',
+  description: '/0/description',
+} as const
+export type FilterField = keyof typeof FILTER_FIELDS
+
 export class FirewallRulesState {
   readonly choice = new ZoneChoice()
   filters = $state.raw<Filter[]>([])
@@ -51,6 +71,10 @@ export class FirewallRulesState {
   rules = $state.raw<FirewallRule[]>([])
   settings = $state.raw<FirewallSettings | null>(null)
   errors = $state.raw<ApiMessage[]>([])
+  /** The last refusal of the rule form that points at its fields. */
+  ruleErrors = $state.raw<FieldErrors<RuleField>>({})
+  /** The last refusal of the filter form that points at its fields. */
+  filterErrors = $state.raw<FieldErrors<FilterField>>({})
   loading = $state(false)
   busy = $state(false)
 
@@ -73,15 +97,40 @@ export class FirewallRulesState {
 
   /** Runs a change and reloads; on a refusal keeps the API's messages and reports false. */
   private change(work: (zoneId: string) => Promise<unknown>): Promise<boolean> {
+    this.ruleErrors = {}
+    this.filterErrors = {}
     return changeZone(this, this.choice.zoneId, work, (id) => this.fetch(id))
   }
 
-  createRule(rule: FirewallRuleCreate): Promise<boolean> {
-    return this.change((zoneId) => api.post(`/zones/${zoneId}/firewall/rules`, [rule]))
+  /** A form's change: what its refusal points at is also kept by the field it names. */
+  private async formChange<F extends string>(
+    fields: FieldPointers<F>,
+    work: (zoneId: string) => Promise<unknown>,
+  ): Promise<{ done: boolean; byField: FieldErrors<F> }> {
+    const done = await this.change(work)
+    return { done, byField: placeErrors(this.errors, fields).byField }
   }
 
-  createFilter(filter: FilterCreate): Promise<boolean> {
-    return this.change((zoneId) => api.post(`/zones/${zoneId}/filters`, [filter]))
+  /** The refusals that no form's field shows, for the screen to show. */
+  get screenErrors(): ApiMessage[] {
+    const atFields = [...Object.values(this.ruleErrors), ...Object.values(this.filterErrors)]
+    return this.errors.filter((error) => !atFields.some((messages) => messages?.includes(error)))
+  }
+
+  async createRule(rule: FirewallRuleCreate): Promise<boolean> {
+    const { done, byField } = await this.formChange(RULE_FIELDS, (zoneId) =>
+      api.post(`/zones/${zoneId}/firewall/rules`, [rule]),
+    )
+    this.ruleErrors = byField
+    return done
+  }
+
+  async createFilter(filter: FilterCreate): Promise<boolean> {
+    const { done, byField } = await this.formChange(FILTER_FIELDS, (zoneId) =>
+      api.post(`/zones/${zoneId}/filters`, [filter]),
+    )
+    this.filterErrors = byField
+    return done
   }
 
   setPriority(rule: FirewallRule, priority: number | null): Promise<boolean> {

@@ -1,0 +1,92 @@
+// Errors where they belong: an expression's error is said in words under the editor, with its
+// span underlined and the form's submit held; the API's refusal is shown at the field it points at,
+// not at the top of the page; an action the zone's plan cannot use is offered disabled with its
+// reason; Managed rules does not offer Deploy to a zone still on the previous product, and links
+// to its migration instead.
+
+import { expect, test, type Workbench } from './fixtures'
+
+async function call(workbench: Workbench, method: string, path: string, body?: unknown) {
+  const answer = await fetch(`${workbench.api}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${workbench.token}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  }).then((r) => r.json())
+  expect(answer.success).toBe(true)
+  return answer.result
+}
+
+test('an expression error under the editor holds the submit; a refusal shows at its field', async ({
+  page,
+  workbench,
+}) => {
+  const zone = await call(workbench, 'POST', '/zones', { name: 'shop.example', plan: 'business' })
+  await call(workbench, 'POST', `/zones/${zone.id}/firewall/rules`, [
+    { action: 'block', filter: { expression: 'http.host eq "admin.shop.example"' } },
+  ])
+
+  await page.goto(`${workbench.ui}#/firewall-rules`)
+  const editor = page.getByRole('textbox', { name: 'Rule expression' })
+  const create = page.getByRole('button', { name: 'Create rule' })
+  const message = page.locator('.zw-expression-error-message')
+  await editor.click()
+  await page.keyboard.type('ip.src in {1.2.3')
+
+  // The address is underlined and said in words; the vendor's wording stays the API's.
+  await expect(page.locator('.cm-content .zw-expression-error')).toHaveText('1.2.3')
+  await expect(message).toContainText('`1.2.3` at 1:12 is not an IP address')
+  await expect(create).toBeDisabled()
+
+  // A whole address with the set left open: the `}` is what is missing, not an address character.
+  await page.keyboard.type('.4')
+  await expect(message).toContainText('a `}` is missing to close the set opened at 1:11')
+  await expect(message).not.toContainText('IP address character')
+  await expect(create).toBeDisabled()
+  // Screen readers hear it once typing pauses, from a polite live region.
+  await expect(page.locator('[aria-live="polite"]', { hasText: 'is missing' })).toHaveText(
+    'Error at line 1, column 19: a `}` is missing to close the set opened at 1:11',
+  )
+  await page.screenshot({ path: 'test-results/e2e/errors-in-place-editor.png', fullPage: true })
+
+  await page.keyboard.type('}')
+  await expect(message).toHaveCount(0)
+  await expect(create).toBeEnabled()
+
+  // The plan cannot use `log`: it is offered disabled, with the reason.
+  const action = page.getByLabel('Action', { exact: true })
+  await expect(action.locator('option[value="log"]')).toBeDisabled()
+  await expect(
+    page.getByText(
+      'Log cannot be chosen: the log action is available on the Enterprise plan only.',
+    ),
+  ).toBeVisible()
+
+  // A filter with the expression of an existing one: the API's refusal points at the expression,
+  // and it is shown under the editor, not above the screen.
+  await page.keyboard.press('ControlOrMeta+a')
+  await page.keyboard.type('http.host eq "admin.shop.example"')
+  await create.click()
+  const atField = page.locator('#rule-expression-errors')
+  await expect(atField).toContainText('config duplicates an already existing config')
+  await expect(page.locator('.screen > .error')).toHaveCount(0)
+  await page.screenshot({ path: 'test-results/e2e/errors-in-place-field.png', fullPage: true })
+})
+
+test('a zone on the previous product is sent to its migration instead of offered Deploy', async ({
+  page,
+  workbench,
+}) => {
+  await call(workbench, 'POST', '/zones', {
+    name: 'legacy.example',
+    plan: 'business',
+    waf_product: 'previous',
+  })
+  await page.goto(`${workbench.ui}#/managed-rules`)
+  const catalog = page.getByRole('list', { name: 'Managed rulesets' })
+  await expect(catalog.getByRole('button', { name: /^Deploy / }).first()).toBeDisabled()
+  await expect(
+    page.getByText('legacy.example still runs the previous WAF managed rules'),
+  ).toBeVisible()
+  await page.getByRole('link', { name: 'Open the Migration screen' }).click()
+  await expect(page.getByRole('heading', { level: 1, name: /Migration/ })).toBeVisible()
+})
