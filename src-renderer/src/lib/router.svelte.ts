@@ -1,37 +1,79 @@
-// Hash routing (Electron loads the page from file://, which has no history fallback).
+// Hash routing (Electron loads the page from file://, which has no history fallback). The route
+// carries the screen, and on a zone screen the zone and the screen's step or selection
+// (`#/zones/<id>/migration/review`), so a reload, back and forward and a copied link open the same
+// place. Leaving a screen or zone that holds unsaved changes asks first.
 
-export const SCREENS = [
-  'zones',
-  'managed-rules',
-  'firewall-rules',
-  'migration',
-  'simulator',
-  'replay',
-  'events',
-  'expressions',
-  'history',
-  'export',
-  'import',
-  'production',
-  'objects',
-  'settings',
-] as const
-export type Screen = (typeof SCREENS)[number]
+import { parseRoute, routeHref, type Route, type Screen } from './route'
 
-function screenFromHash(): Screen {
-  const name = location.hash.replace(/^#\/?/, '').split('/')[0]
-  return (SCREENS as readonly string[]).includes(name ?? '') ? (name as Screen) : 'zones'
+export { routeHref, SCREENS, type Screen } from './route'
+
+/** What a screen with unsaved changes tells the router, so that leaving it asks first. */
+export interface UnsavedChanges {
+  readonly dirty: boolean
+  discard(): void
 }
 
 class Router {
-  screen = $state<Screen>(screenFromHash())
+  route = $state.raw<Route>(parseRoute(location.hash))
+  readonly screen = $derived(this.route.screen)
+  readonly zoneId = $derived(this.route.zoneId)
+  /** The address the user asked for while the screen holds unsaved changes. */
+  pending = $state<string | null>(null)
+  private unsaved: UnsavedChanges | null = null
+  private hash = location.hash
 
   constructor() {
-    window.addEventListener('hashchange', () => (this.screen = screenFromHash()))
+    window.addEventListener('hashchange', () => this.follow())
+    // Reloading or closing the window asks too: https://developer.mozilla.org/en-US/docs/Web/API/Window/beforeunload_event
+    window.addEventListener('beforeunload', (event) => {
+      if (this.unsaved?.dirty) event.preventDefault()
+    })
   }
 
-  go(screen: Screen): void {
-    location.hash = `#/${screen}`
+  private follow(): void {
+    const next = parseRoute(location.hash)
+    const leaves = next.screen !== this.route.screen || next.zoneId !== this.route.zoneId
+    if (leaves && this.unsaved?.dirty) {
+      this.pending = location.hash
+      history.replaceState(history.state, '', this.hash)
+      return
+    }
+    this.hash = location.hash
+    this.route = next
+  }
+
+  /** Registers the screen's unsaved changes; answers the function that unregisters them. */
+  protect(unsaved: UnsavedChanges): () => void {
+    this.unsaved = unsaved
+    return () => {
+      if (this.unsaved === unsaved) this.unsaved = null
+    }
+  }
+
+  /** Leaves for the address asked for, discarding the unsaved changes. */
+  leave(): void {
+    const target = this.pending
+    this.pending = null
+    if (target === null) return
+    this.unsaved?.discard()
+    location.hash = target
+  }
+
+  stay(): void {
+    this.pending = null
+  }
+
+  go(screen: Screen, zoneId: string | null = null, step: string | null = null): void {
+    location.hash = routeHref(screen, zoneId, step)
+  }
+
+  /** Writes where the screen is into the address, without a new entry in the history. */
+  replace(screen: Screen, zoneId: string | null, step: string | null): void {
+    const hash = routeHref(screen, zoneId, step)
+    if (hash === this.hash) return
+    history.replaceState(history.state, '', hash)
+    this.hash = hash
+    this.route = parseRoute(hash)
   }
 }
 

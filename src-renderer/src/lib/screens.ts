@@ -12,7 +12,7 @@ export const SCREEN_TEXT: Record<Screen, { title: string; description: string }>
   'managed-rules': {
     title: 'Managed rules',
     description:
-      'Deploy managed rulesets and override what their rules do. Changes are kept here until you save them.',
+      'Deploy managed rulesets and override what their rules do. Deploying and removing a ruleset are saved at once; overrides, the expression and payload logging are a draft, kept for this zone until you save or discard them.',
   },
   'firewall-rules': {
     title: 'Firewall rules',
@@ -73,4 +73,9 @@ export const SCREEN_TEXT: Record<Screen, { title: string; description: string }>
     title: 'Settings',
     description: 'Point curl, the official SDK or Terraform at this address instead of production.',
   },
+}
+
+/** The window's title: the screen, the zone it is on, and the app. */
+export function windowTitle(screen: string, zone: string | null = null): string {
+  return [screen, zone, 'Zone Workbench'].filter((part) => part !== null).join(' · ')
 }

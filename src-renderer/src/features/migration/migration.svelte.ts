@@ -16,7 +16,7 @@ import { errorMessages } from '../../lib/api-error'
 import { ZoneChoice } from '../../lib/state/zone-choice.svelte'
 import { ComparisonState } from './comparison.svelte'
 import { LegacySettingsState } from './legacy-settings.svelte'
-import { deployPath, type DeployMode, type WizardStep } from './migration-view'
+import { deployPath, WIZARD_STEPS, type DeployMode, type WizardStep } from './migration-view'
 
 /** How often the status is asked while the switch-over is pending. */
 const POLL_MS = 1000
@@ -63,7 +63,8 @@ export class MigrationWizard {
     return this.preview?.config ?? null
   })
 
-  async select(zoneId: string): Promise<void> {
+  /** Opens the zone at the step its migration stands at, or at the step asked for (the address's). */
+  async select(zoneId: string, asked: string | null = null): Promise<void> {
     this.stopPolling()
     this.choice.choose(zoneId)
     this.status = null
@@ -76,7 +77,8 @@ export class MigrationWizard {
     try {
       const status = await this.fetchStatus(zoneId)
       if (status === null) return
-      this.step = stepFor(status)
+      const opened = status.migration_state === 'pending' ? undefined : asked
+      this.step = WIZARD_STEPS.find((step) => step === opened) ?? stepFor(status)
       if (status.migration_state === 'pending') this.follow(zoneId)
       else if (status.migration_state !== 'completed') await this.open(this.step)
     } catch (error) {

@@ -26,13 +26,15 @@ export class ZoneChoice {
   readonly zone = $derived(this.zones.find((zone) => zone.id === this.zoneId) ?? null)
 
   /**
-   * Loads the zones and answers the one to open: the one chosen if it still exists, else the
-   * last chosen on any screen, else the first.
+   * Loads the zones and answers the one to open: the one asked for (by the address) if it
+   * exists, else the one chosen if it still exists, else the last chosen on any screen, else the
+   * first.
    */
-  async load(): Promise<string | null> {
+  async load(asked: string | null = null): Promise<string | null> {
     this.zones = await listZones()
     this.loaded = true
     const known = (id: string | null) => id !== null && this.zones.some((zone) => zone.id === id)
+    if (known(asked)) return asked
     if (known(this.zoneId)) return this.zoneId
     if (known(lastZoneId)) return lastZoneId
     return this.zones[0]?.id ?? null
@@ -54,15 +56,28 @@ export class ZoneChoice {
 export interface ZoneScreenState {
   readonly choice: ZoneChoice
   errors: ApiMessage[]
-  /** Chooses the zone and loads what the screen shows of it. */
-  select(zoneId: string): unknown
+  /** The screen's step or selection, which the address carries after the zone. */
+  readonly step?: string | null
+  /** Edits not saved yet, for a screen whose changes are drafts until saved. */
+  readonly dirty?: boolean
+  discard?(): void
+  /** Chooses the zone and loads what the screen shows of it, opening the step asked for. */
+  select(zoneId: string, step?: string | null): unknown
 }
 
-/** Opens a zone screen: loads the zones and selects the one to open; a refusal is kept on it. */
-export async function openZoneScreen(screen: ZoneScreenState): Promise<void> {
+/**
+ * Opens a zone screen on the zone the address asks for (else as `ZoneChoice.load` chooses) and
+ * at its step; a refusal is kept on it. The zone already open is not loaded again.
+ */
+export async function openZoneScreen(
+  screen: ZoneScreenState,
+  asked: string | null = null,
+  step: string | null = null,
+): Promise<void> {
+  if (asked !== null && asked === screen.choice.zoneId) return
   try {
-    const zoneId = await screen.choice.load()
-    if (zoneId !== null) await screen.select(zoneId)
+    const zoneId = await screen.choice.load(asked)
+    if (zoneId !== null) await screen.select(zoneId, step)
   } catch (error) {
     screen.errors = errorMessages(error)
   }
