@@ -2,6 +2,8 @@
 // execute rules are the deployed managed rulesets), the managed rulesets it may deploy, and the
 // unsaved edits to the deployments. Deploying and removing a deployment are saved at once; other
 // edits stay local until `save`, which PUTs the whole entry point. A refused save keeps the edits.
+// The edits are kept per zone (zone-drafts.ts) until saved or discarded, over the entry point
+// version they were made on.
 
 import type { ApiMessage } from '@shared/api/envelope'
 import {
@@ -31,6 +33,7 @@ import {
   type RuleOverridePatch,
 } from './override-edits'
 import { API_ERRORS } from '@shared/api/error-codes'
+import { dropDraft, keepDraft, readDraft } from './zone-drafts'
 
 export const MANAGED_PHASE = 'http_request_firewall_managed'
 
@@ -86,6 +89,16 @@ function canonical(value: unknown): string {
   )
 }
 
+/** The unsaved edits of a zone's deployments, as kept between visits. */
+interface ManagedDraft {
+  /** the entry point version the edits were made on; null while nothing was deployed */
+  version: string | null
+  rules: EntryRule[]
+  openRuleId: string | null
+}
+
+const DRAFT_SCREEN = 'managed-rules'
+
 export class ManagedRulesState {
   readonly choice = new ZoneChoice()
   /** The managed rulesets a zone may deploy. */
@@ -104,7 +117,12 @@ export class ManagedRulesState {
   /** The version the last save produced, to confirm it to the user. */
   savedVersion = $state<string | null>(null)
 
-  readonly dirty = $derived(canonical(this.draft) !== canonical(this.savedRules()))
+  readonly dirty = $derived(this.edited())
+
+  /** The deployment open, which the address carries. */
+  get step(): string | null {
+    return this.openRuleId
+  }
 
   get openDeployment(): Deployment | null {
     const rule = this.draft.find((candidate) => candidate.id === this.openRuleId)
@@ -121,6 +139,10 @@ export class ManagedRulesState {
     return this.savedRules().some((rule) => executeParameters(rule)?.id === rulesetId)
   }
 
+  private edited(): boolean {
+    return canonical(this.draft) !== canonical(this.savedRules())
+  }
+
   private savedRules(): EntryRule[] {
     return (this.entrypoint?.rules ?? []).map(entryRule)
   }
@@ -135,7 +157,7 @@ export class ManagedRulesState {
     return `/zones/${zoneId}/rulesets/phases/${MANAGED_PHASE}/entrypoint`
   }
 
-  async select(zoneId: string): Promise<void> {
+  async select(zoneId: string, step: string | null = null): Promise<void> {
     this.choice.choose(zoneId)
     this.openRuleId = null
     this.rulesets = {}
@@ -150,11 +172,38 @@ export class ManagedRulesState {
       this.catalog = catalog.filter((ruleset) => ruleset.kind === 'managed')
       this.setEntrypoint(entrypoint)
       this.errors = []
+      const ruleId = this.restoreDraft(zoneId) ?? step
+      if (ruleId !== null && this.draft.some((rule) => rule.id === ruleId)) await this.open(ruleId)
     } catch (error) {
       this.errors = errorMessages(error)
     } finally {
       this.loading = false
     }
+  }
+
+  /** Takes up the zone's kept edits if they were made on this version; answers their open rule. */
+  private restoreDraft(zoneId: string): string | null {
+    const kept = readDraft<ManagedDraft>(DRAFT_SCREEN, zoneId)
+    if (kept === null) return null
+    if (kept.version !== (this.entrypoint?.version ?? null)) {
+      dropDraft(DRAFT_SCREEN, zoneId)
+      return null
+    }
+    this.draft = kept.rules
+    return kept.openRuleId
+  }
+
+  /** Keeps the edits for the zone while there are any, and forgets them once there are none. */
+  private keepEdits(): void {
+    const zoneId = this.choice.zoneId
+    if (zoneId === null) return
+    if (!this.edited()) return dropDraft(DRAFT_SCREEN, zoneId)
+    const kept: ManagedDraft = {
+      version: this.entrypoint?.version ?? null,
+      rules: $state.snapshot(this.draft),
+      openRuleId: this.openRuleId,
+    }
+    keepDraft(DRAFT_SCREEN, zoneId, kept)
   }
 
   private async fetchEntrypoint(zoneId: string): Promise<Ruleset | null> {
@@ -173,6 +222,7 @@ export class ManagedRulesState {
   /** Opens a deployment for configuration, fetching its managed ruleset's rules. */
   async open(ruleId: string): Promise<void> {
     this.openRuleId = ruleId
+    this.keepEdits()
     const rulesetId = this.openDeployment?.parameters.id
     const zoneId = this.choice.zoneId
     if (rulesetId === undefined || zoneId === null || this.rulesets[rulesetId]) return
@@ -191,6 +241,7 @@ export class ManagedRulesState {
     try {
       const ruleset = await api.put<Ruleset>(this.entrypointPath(zoneId), { rules })
       this.setEntrypoint(ruleset)
+      this.keepEdits()
       this.savedVersion = ruleset.version
       this.errors = []
       return ruleset
@@ -226,6 +277,7 @@ export class ManagedRulesState {
 
   discard(): void {
     this.setEntrypoint(this.entrypoint)
+    this.keepEdits()
     this.errors = []
   }
 
@@ -234,6 +286,7 @@ export class ManagedRulesState {
     if (deployment === null) return
     change(deployment)
     this.savedVersion = null
+    this.keepEdits()
   }
 
   private editOverrides(change: (overrides: Overrides | undefined) => Overrides | undefined) {

@@ -1,6 +1,7 @@
 // The Simulator screen's state: the zone, the composed request and what the zone did to it, the
 // names of the rulesets a trace runs through, and the zone's saved samples with the last run of
-// them as a regression suite.
+// them as a regression suite. The composed request is kept per zone (zone-drafts.ts) as it is
+// written, and comes back when the zone is opened again.
 
 import type { ApiMessage } from '@shared/api/envelope'
 import type { RulesetSummary } from '@shared/api/rulesets'
@@ -8,10 +9,13 @@ import { allCursorPages, workbenchApi } from '../api'
 import { errorMessages } from '../api-error'
 import type { Sample } from '@shared/api/samples'
 import type { Outcome, Simulation, SimulatedRequest } from '@shared/api/simulate'
-import { buildRequest, requestFields } from '../request-fields'
+import { buildRequest, requestFields, type DraftFields } from '../request-fields'
 import { RequestDraft } from './request-draft.svelte'
 import { moveStoredSamples } from './sample-requests'
 import { ZoneChoice } from './zone-choice.svelte'
+import { keepDraft, readDraft } from './zone-drafts'
+
+const DRAFT_SCREEN = 'simulator'
 
 export interface SuiteRow {
   sample: Sample
@@ -44,7 +48,9 @@ export class SimulatorState {
     // The URL follows the zone unless the user wrote one of their own.
     const followsZone =
       this.draft.url === '' || (previous !== null && this.draft.url === `https://${previous.name}/`)
-    if (zone && followsZone) this.draft.url = `https://${zone.name}/`
+    const kept = readDraft<DraftFields>(DRAFT_SCREEN, zoneId)
+    if (kept !== null) this.draft.load(kept)
+    else if (zone && followsZone) this.draft.url = `https://${zone.name}/`
     this.result = null
     this.suite = []
     this.errors = []
@@ -61,6 +67,12 @@ export class SimulatorState {
     } catch (error) {
       this.errors = errorMessages(error)
     }
+  }
+
+  /** Keeps the request as composed now for the zone open. */
+  keepRequest(): void {
+    const zoneId = this.choice.zoneId
+    if (zoneId !== null) keepDraft(DRAFT_SCREEN, zoneId, this.draft.fields())
   }
 
   async run(): Promise<void> {

@@ -1,7 +1,8 @@
 // The renderer's state classes against a real service: the page's `window.workbench` is the
 // service's own bridge, answering outcomes as Electron's IPC does (answerBridgeCall), so a state
 // class's calls run through the very corridor a screen's do, and its refusals carry the API's
-// codes and pointers. Node has no `localStorage`: the page's is an in-memory Storage here.
+// codes and pointers. Node has no `localStorage` or `sessionStorage`: the page's are in-memory
+// Storages here.
 
 import type { BridgeTransport } from '@shared/bridge'
 import { BRIDGE_OPERATIONS } from '@shared/bridge'
@@ -17,7 +18,11 @@ export async function startRendererService(): Promise<Running> {
       (input: unknown) => answerBridgeCall(running.service.bridge, operation, input),
     ]),
   ) as unknown as BridgeTransport
-  Object.assign(globalThis, { window: { workbench: transport }, localStorage: memoryStorage() })
+  Object.assign(globalThis, {
+    window: { workbench: transport },
+    localStorage: memoryStorage(),
+    sessionStorage: memoryStorage(),
+  })
   return running
 }
 
