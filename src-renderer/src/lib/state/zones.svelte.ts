@@ -25,7 +25,10 @@ export class ZonesState {
     }
   }
 
-  /** Runs a change; on a refusal keeps the API's messages for the screen and reports false. */
+  /**
+   * Runs a change; on a refusal keeps the API's messages for the screen, reloads the zones as
+   * they are in force, and reports false.
+   */
   private async change(work: () => Promise<unknown>): Promise<boolean> {
     try {
       await work()
@@ -33,7 +36,9 @@ export class ZonesState {
       await this.load()
       return true
     } catch (error) {
-      this.errors = errorMessages(error)
+      const refusal = errorMessages(error)
+      await this.load()
+      this.errors = refusal
       return false
     }
   }
