@@ -24,7 +24,6 @@ import { defaultThreads, ReplayPool } from '../replay/pool'
 import { runReplay, type ReplayRun } from '../replay/run'
 import { runningService } from '../running-service'
 import { createService, type Service } from '../service'
-import { openZoneObjects } from '../zones/registry'
 import type { Gathered } from '../zones/simulator'
 import { UsageError, type Command, type Invocation } from './commands'
 
@@ -99,7 +98,6 @@ async function inject<T>(
 async function sourceIn(
   local: LocalService,
   name: string,
-  credentialsFile: string | undefined,
 ): Promise<Omit<ReplaySource, 'temporary'>> {
   const { service } = local
   try {
@@ -112,21 +110,17 @@ async function sourceIn(
     return {
       configuration: await service.simulator.configuration(id),
       resourcesDir: service.resourcesDir,
-      credentialsFile:
-        credentialsFile ??
-        service.credentials.fileOf(service.credentials.idFromName('credentials')),
+      credentialsFile: service.credentials.fileOf(service.credentials.idFromName('credentials')),
     }
   } finally {
-    // Closed before the workers open the credential database, so it does not change under them.
+    // Closed before the workers open the credential database: the object holds its file in
+    // exclusive locking mode while it is open (docs/decisions/0008-replay-workers-read-credentials.md).
     await service.close()
   }
 }
 
 /** A bundle's zone, imported into a data dir made for the run. */
-async function sourceOfBundle(
-  text: string,
-  credentialsFile: string | undefined,
-): Promise<ReplaySource> {
+async function sourceOfBundle(text: string): Promise<ReplaySource> {
   const temporary = mkdtempSync(join(tmpdir(), 'zone-workbench-replay-'))
   try {
     const local = await openService(temporary)
@@ -142,7 +136,7 @@ async function sourceOfBundle(
       await local.service.close()
       throw error
     }
-    return { ...(await sourceIn(local, zone.id, credentialsFile)), temporary }
+    return { ...(await sourceIn(local, zone.id)), temporary }
   } catch (error) {
     rmSync(temporary, { recursive: true, force: true })
     throw error
@@ -151,15 +145,13 @@ async function sourceOfBundle(
 
 /**
  * A zone of the data dir: opened in this process, or, while a service holds the data dir, its
- * bundle exported by that service (the account's entry point, which a bundle does not carry, is
- * then not applied). The data dir's credential database is read either way.
+ * bundle exported by that service. Then the account's entry point, which a bundle does not carry,
+ * is not applied, and the credential database is the sample one of a bundle's run: the service
+ * holds the data dir's file locked.
  */
 async function sourceOfDataDir(invocation: Invocation, zone: string): Promise<ReplaySource> {
   const { dataDir } = invocation
-  if (runningService(dataDir) === undefined)
-    return sourceIn(await openService(dataDir), zone, undefined)
-  const objects = openZoneObjects(dataDir)
-  const credentialsFile = objects.credentials.fileOf(objects.credentials.idFromName('credentials'))
+  if (runningService(dataDir) === undefined) return sourceIn(await openService(dataDir), zone)
   const { workbench } = invocation
   const listed = JSON.parse(
     (
@@ -176,9 +168,9 @@ async function sourceOfDataDir(invocation: Invocation, zone: string): Promise<Re
   })
   if (exported.status !== 200) throw new Error(`No zone ${zone} in ${workbench.description}`)
   invocation.stderr(
-    `The data dir is open in a running service: replaying zone ${zone} as its bundle (without the account's entry point)`,
+    `The data dir is open in a running service: replaying zone ${zone} as its bundle (without the account's entry point, and with the sample credential lists only)`,
   )
-  return sourceOfBundle(exported.text, credentialsFile)
+  return sourceOfBundle(exported.text)
 }
 
 function threadsOf(value: string | boolean | undefined): number {
@@ -248,7 +240,7 @@ export const replayCommand: Command = {
     const source =
       bundle === undefined
         ? await sourceOfDataDir(invocation, zone!)
-        : await sourceOfBundle(readFileSync(bundle, 'utf8'), undefined)
+        : await sourceOfBundle(readFileSync(bundle, 'utf8'))
     const controller = new AbortController()
     const interrupt = () => controller.abort()
     process.once('SIGINT', interrupt)
