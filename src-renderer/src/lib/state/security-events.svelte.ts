@@ -8,6 +8,7 @@ import { errorMessages } from '../api-error'
 import { eventQuery } from '../event-query'
 import type { EventLogSettings, EventLogStatus, SecurityEvent } from '@shared/api/simulate'
 import { ZoneChoice } from './zone-choice.svelte'
+import { keepDraft, readDraft } from './zone-drafts'
 
 const HOUR = 3600 * 1000
 
@@ -20,6 +21,17 @@ export const TIME_RANGES = [
 export type TimeRangeId = (typeof TIME_RANGES)[number]['id']
 
 export const EVENT_LIMITS = [100, 1000, 10000] as const
+
+/** The filters kept for a zone between visits (zone-drafts.ts). */
+interface EventFilters {
+  action: string
+  ruleId: string
+  host: string
+  path: string
+  range: TimeRangeId
+  limit: number
+}
+const FILTERS_DRAFT = 'events'
 
 export interface EventWindow {
   /** milliseconds since the epoch; null when the range is unbounded */
@@ -45,12 +57,24 @@ export class SecurityEventsState {
     this.choice.choose(zoneId)
     this.events = []
     this.log = null
+    const kept = readDraft<EventFilters>(FILTERS_DRAFT, zoneId)
+    if (kept !== null) {
+      this.action = kept.action
+      this.ruleId = kept.ruleId
+      this.host = kept.host
+      this.path = kept.path
+      this.range = kept.range
+      this.limit = kept.limit
+    }
     await this.refresh()
   }
 
+  /** Loads the events the filters select, and keeps the filters for the zone. */
   async refresh(): Promise<void> {
     const zoneId = this.choice.zoneId
     if (zoneId === null) return
+    const { action, ruleId, host, path, range, limit } = this
+    keepDraft(FILTERS_DRAFT, zoneId, { action, ruleId, host, path, range, limit })
     const until = Date.now()
     const span = TIME_RANGES.find((range) => range.id === this.range)?.span ?? null
     const since = span === null ? null : until - span

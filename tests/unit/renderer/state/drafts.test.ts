@@ -1,5 +1,5 @@
-// Drafts kept per zone against a real service: Managed rules' unsaved edits and the Simulator's
-// request come back when the zone is opened again (a reload makes a new state, as here) until
+// Drafts kept per zone against a real service: Managed rules' unsaved edits, the Simulator's
+// request and the Security events filters come back when the zone is opened again (a reload makes a new state, as here) until
 // saved or discarded; edits made on an entry point that has changed since are dropped.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -13,16 +13,18 @@ const modules = () =>
     import('../../../../src-renderer/src/lib/state/managed-rules.svelte'),
     import('../../../../src-renderer/src/lib/state/simulator.svelte'),
     import('../../../../src-renderer/src/lib/state/zone-choice.svelte'),
+    import('../../../../src-renderer/src/lib/state/security-events.svelte'),
   ])
 
 let running: Running
 let managed: Module<typeof modules>[0]
 let simulator: Module<typeof modules>[1]
 let choice: Module<typeof modules>[2]
+let events: Module<typeof modules>[3]
 
 beforeAll(async () => {
   running = await startRendererService()
-  ;[managed, simulator, choice] = await modules()
+  ;[managed, simulator, choice, events] = await modules()
 })
 afterAll(() => stopRendererService(running))
 
@@ -106,5 +108,28 @@ describe('Simulator request drafts', () => {
     await choice.openZoneScreen(elsewhere, other)
     expect(elsewhere.draft.method).toBe('GET')
     expect(elsewhere.draft.url).toBe('https://other-request.example/')
+  })
+})
+
+describe('Security events filters', () => {
+  it('come back for the zone they were applied on', async () => {
+    const zoneId = (await newZone(running, { name: 'events-draft.example', plan: 'pro' })).id
+    const other = (await newZone(running, { name: 'other-events.example', plan: 'pro' })).id
+    const first = new events.SecurityEventsState()
+    await first.select(zoneId)
+    first.host = 'events-draft.example'
+    first.range = 'week'
+    await first.refresh()
+
+    const reopened = new events.SecurityEventsState()
+    await reopened.select(zoneId)
+    expect(reopened.host).toBe('events-draft.example')
+    expect(reopened.range).toBe('week')
+    expect(reopened.errors).toEqual([])
+
+    const elsewhere = new events.SecurityEventsState()
+    await elsewhere.select(other)
+    expect(elsewhere.host).toBe('')
+    expect(elsewhere.range).toBe('day')
   })
 })
