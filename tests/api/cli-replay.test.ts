@@ -130,7 +130,7 @@ describe('zone-workbench replay', () => {
   it("gives a bundle's zone the verdicts the simulate API gives", async () => {
     const fromBundle = await replayBundle()
     expect(fromBundle.stderr).toContain(`Replayed ${requests.length} requests (requests;`)
-    expect(fromBundle.code).toBe(0)
+    expect(fromBundle.code, fromBundle.stderr).toBe(0)
     const verdicts = fromBundle.stdout
       .trimEnd()
       .split('\n')
@@ -162,12 +162,12 @@ describe('zone-workbench replay', () => {
       text: `${requests.join('\n')}\nnot a request\n`,
     })
     // The line that is no request is refused with its line number, after the ones before it.
-    expect(one.code).toBe(1)
+    expect(one.code, one.stderr).toBe(1)
     expect(one.stderr).toContain(`Line ${requests.length + 1} is not JSON`)
     const again = await cli(['replay', '--bundle', bundleFile, '--threads', '1', '--json'], {
       text: `${requests.join('\n')}\n`,
     })
-    expect(again.code).toBe(0)
+    expect(again.code, again.stderr).toBe(0)
     expect(again.stdout).toBe((await replayBundle()).stdout)
     const summary = JSON.parse(again.stderr)
     expect(summary).toMatchObject({ format: 'requests', gzip: false, requests: requests.length })
