@@ -9,10 +9,12 @@ export const OUTCOME_LABELS: Record<Outcome, string> = {
   passed: 'Passed',
 }
 
+// Badges carry white text on these at 4.5:1 or more
+// (https://www.w3.org/TR/WCAG21/#contrast-minimum).
 export const OUTCOME_COLORS: Record<Outcome, string> = {
   blocked: '#c0362c',
-  challenged: '#e0791a',
-  passed: '#2f8f5b',
+  challenged: '#b45309',
+  passed: '#267a4c',
 }
 
 const ACTION_LABELS: Record<string, string> = {
