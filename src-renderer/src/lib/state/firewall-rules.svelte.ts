@@ -10,6 +10,7 @@ import type {
   FirewallRule,
   FirewallRuleCreate,
   FirewallRuleUpdate,
+  FilterUpdate,
 } from '@shared/api/firewall'
 import { allPages, api, workbenchApi } from '../api'
 import { placeErrors, type FieldErrors, type FieldPointers } from '../field-errors'
@@ -64,6 +65,20 @@ export const FILTER_FIELDS = {
 } as const
 export type FilterField = keyof typeof FILTER_FIELDS
 
+/** A refusal shown at the row whose action it answers, instead of at the top of the screen. */
+export interface RowErrors {
+  /** the rule's or filter's id */
+  id: string
+  messages: ApiMessage[]
+}
+
+/** What the rule editor changes: its filter's expression, its action and its description. */
+export interface RuleEdit {
+  expression: string
+  action: FirewallRule['action']
+  description: string
+}
+
 export class FirewallRulesState {
   readonly choice = new ZoneChoice()
   filters = $state.raw<Filter[]>([])
@@ -77,6 +92,8 @@ export class FirewallRulesState {
   filterErrors = $state.raw<FieldErrors<FilterField>>({})
   loading = $state(false)
   busy = $state(false)
+  /** The last refusal of a change made in a row of a table (an edit, a filter's delete). */
+  rowErrors = $state.raw<RowErrors | null>(null)
 
   async select(zoneId: string): Promise<void> {
     this.choice.choose(zoneId)
@@ -157,6 +174,53 @@ export class FirewallRulesState {
   setQuota(ruleQuota: number | null): Promise<boolean> {
     return this.change((zoneId) =>
       workbenchApi.patch(`/zones/${zoneId}/firewall/settings`, { rule_quota: ruleQuota }),
+    )
+  }
+
+  /** A change made in a row: its refusal is kept by that row. */
+  private async rowChange(id: string, work: (zoneId: string) => Promise<unknown>) {
+    this.rowErrors = null
+    const done = await this.change(work)
+    if (!done) {
+      this.rowErrors = { id, messages: this.errors }
+      this.errors = []
+    }
+    return done
+  }
+
+  /**
+   * Edits a rule as the vendor's dashboard does: a changed expression is written to the rule's
+   * filter (PUT of the filter, so every rule using it sees it), then the rule is PUT whole with
+   * its action and description.
+   */
+  editRule(rule: FirewallRule, edit: RuleEdit): Promise<boolean> {
+    const oldExpression = 'expression' in rule.filter ? rule.filter.expression : undefined
+    return this.rowChange(rule.id, async (zoneId) => {
+      if (edit.expression !== oldExpression) {
+        await api.put(`/zones/${zoneId}/filters/${rule.filter.id}`, {
+          id: rule.filter.id,
+          expression: edit.expression,
+        })
+      }
+      await api.put(`/zones/${zoneId}/firewall/rules/${rule.id}`, {
+        ...wholeRule(rule),
+        action: edit.action,
+        description: edit.description.trim(),
+      })
+    })
+  }
+
+  /** Changes a filter's expression and description (PUT of the filter). */
+  editFilter(filter: Filter, edit: Pick<FilterUpdate, 'expression' | 'description'>) {
+    return this.rowChange(filter.id, (zoneId) =>
+      api.put(`/zones/${zoneId}/filters/${filter.id}`, { id: filter.id, ...edit }),
+    )
+  }
+
+  /** Deletes a filter; the API refuses while a rule uses it. */
+  deleteFilter(filter: Filter): Promise<boolean> {
+    return this.rowChange(filter.id, (zoneId) =>
+      api.delete(`/zones/${zoneId}/filters/${filter.id}`),
     )
   }
 }

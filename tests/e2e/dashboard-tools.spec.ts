@@ -1,0 +1,92 @@
+// The vendor dashboard's everyday tools in the workbench (issue 19): editing a firewall rule and
+// its filter, deleting a filter, the Security events' details, breakdowns and export, the Objects
+// table browser and the search of long managed rule lists.
+
+import { expect, test, type Workbench } from './fixtures'
+
+/** The service's API as a script calls it: `path` under /client/v4, or under /workbench/v1. */
+function client(workbench: Workbench) {
+  const headers = { authorization: `Bearer ${workbench.token}`, 'content-type': 'application/json' }
+  const call = async (url: string, method = 'GET', body?: unknown) => {
+    const answer = await fetch(url, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+    return answer.json()
+  }
+  const workbenchApi = workbench.api.replace(/\/client\/v4$/, '/workbench/v1')
+  return {
+    vendor: (path: string, method?: string, body?: unknown) =>
+      call(`${workbench.api}${path}`, method, body),
+    workbench: (path: string, method?: string, body?: unknown) =>
+      call(`${workbenchApi}${path}`, method, body),
+  }
+}
+
+async function zoneWithRule(workbench: Workbench, expression: string) {
+  const api = client(workbench)
+  const zone = (await api.vendor('/zones', 'POST', { name: 'shop.example.com' })).result
+  const [rule] = (
+    await api.vendor(`/zones/${zone.id}/firewall/rules`, 'POST', [
+      { filter: { expression }, action: 'block', description: 'Guard the admin area' },
+    ])
+  ).result
+  return { api, zoneId: zone.id as string, rule }
+}
+
+test('edit a firewall rule: its expression, action and description, in force at once', async ({
+  page,
+  workbench,
+}) => {
+  const { api, zoneId } = await zoneWithRule(workbench, 'http.request.uri.path contains "/admin"')
+  const outcome = async (url: string) =>
+    (await api.workbench(`/zones/${zoneId}/simulate?record=false`, 'POST', { method: 'GET', url }))
+      .result.outcome
+  expect(await outcome('https://shop.example.com/wp-login.php')).toBe('passed')
+
+  await page.goto(`${workbench.ui}#/firewall-rules`)
+  const rules = page.getByRole('table', { name: 'Firewall rules' })
+  await rules.getByRole('button', { name: 'Edit Guard the admin area' }).click()
+  const editor = page.getByRole('form', { name: 'Edit Guard the admin area' })
+  await editor.getByRole('textbox', { name: 'Edited rule expression' }).click()
+  await page.keyboard.press('ControlOrMeta+a')
+  await page.keyboard.type('http.request.uri.path contains "/wp-login"')
+  await editor.getByLabel('Edited rule action').selectOption('managed_challenge')
+  await editor.getByLabel('Edited rule description').fill('Guard the login')
+  await editor.getByRole('button', { name: 'Save rule' }).click()
+
+  await expect(editor).toBeHidden()
+  const row = rules.getByRole('row', { name: /Guard the login/ })
+  await expect(row).toContainText('http.request.uri.path contains "/wp-login"')
+  await expect(row).toContainText('Managed Challenge')
+  expect(await outcome('https://shop.example.com/wp-login.php')).toBe('challenged')
+  expect(await outcome('https://shop.example.com/admin')).toBe('passed')
+})
+
+test('delete a filter: refused at its row while a rule uses it, then deleted', async ({
+  page,
+  workbench,
+}) => {
+  const { api, zoneId } = await zoneWithRule(workbench, 'ip.src eq 192.0.2.1')
+  await api.vendor(`/zones/${zoneId}/filters`, 'POST', [
+    { expression: 'http.host eq "old.example.com"', description: 'Old host' },
+  ])
+
+  await page.goto(`${workbench.ui}#/firewall-rules`)
+  const filters = page.getByRole('table', { name: 'Filters' })
+  await filters.getByRole('button', { name: 'Delete filter ip.src eq 192.0.2.1' }).click()
+  await page.getByRole('dialog').getByRole('button', { name: 'Delete filter' }).click()
+  const refusal = filters.getByRole('alert')
+  await expect(refusal).toContainText('is used by firewall rule')
+  await expect(filters).toContainText('ip.src eq 192.0.2.1')
+
+  await filters.getByRole('button', { name: 'Delete filter Old host' }).click()
+  await page.getByRole('dialog').getByRole('button', { name: 'Delete filter' }).click()
+  await expect(filters).not.toContainText('Old host')
+  await expect(refusal).toBeHidden()
+  const left = (await api.vendor(`/zones/${zoneId}/filters`)).result
+  expect(left.map((filter: { expression: string }) => filter.expression)).toEqual([
+    'ip.src eq 192.0.2.1',
+  ])
+})
