@@ -3,7 +3,7 @@
 // CSP (in index.html), no navigation and no new windows, permissions denied, IPC sender checked.
 // One instance per data dir: a second start focuses the first window and quits.
 
-import { app, BrowserWindow, session, type IpcMainInvokeEvent } from 'electron'
+import { app, BrowserWindow, dialog, session, type IpcMainInvokeEvent } from 'electron'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import {
@@ -77,6 +77,20 @@ async function start(): Promise<void> {
     if (url !== rendererUrl) event.preventDefault()
   })
   window.webContents.setWindowOpenHandler(() => ({ action: 'deny' }))
+  // A screen with unsaved changes refuses to unload (beforeunload), which Electron obeys silently:
+  // ask, and leave if told to. https://www.electronjs.org/docs/latest/api/web-contents#event-will-prevent-unload
+  const frame = window
+  frame.webContents.on('will-prevent-unload', (event) => {
+    const answer = dialog.showMessageBoxSync(frame, {
+      type: 'question',
+      message: 'Leave without saving?',
+      detail: 'This screen has changes that are not saved. Leaving discards them.',
+      buttons: ['Discard changes', 'Cancel'],
+      defaultId: 1,
+      cancelId: 1,
+    })
+    if (answer === 0) event.preventDefault()
+  })
   window.on('close', () => preferences.set('windowBounds', window?.getBounds()))
   installApplicationMenu(() => window)
   await window.loadFile(rendererIndex)
