@@ -29,7 +29,7 @@ export { SyncKvStorage, ListIterator, type SyncKvListOptions } from './sync-kv'
 export { SqlStorage, SqlCursor, type SqlRow, type SqlValue } from './sql'
 export { MAX_KEY_BYTES, MAX_KEYS_PER_CALL, MAX_VALUE_BYTES } from './limits'
 export type { HistoryPoint } from './history'
-export { isOriginBookmark } from './history'
+export { isOriginBookmark, isTimelineEndBookmark, restoredBookmark } from './history'
 
 export interface OpenStorageOptions {
   backend: Backend

@@ -33,7 +33,7 @@ import { systemClock, type Clock } from '../objects'
 import type { ZoneRegistry } from './registry'
 import { newVendorId, vendorTimestamp } from './vendor-format'
 import { Rulesets } from './rulesets/rulesets'
-import type { ZoneObject, ZoneRecord } from './zone-object'
+import { MIGRATION_STARTED_NOTE, type ZoneObject, type ZoneRecord } from './zone-object'
 import { MIGRATION_ERRORS } from '@shared/api/error-codes'
 
 /** Whose rulesets: a zone's, or the account's. */
@@ -304,7 +304,7 @@ export class ZoneConfiguration {
         } else {
           const switchAt = at + this.switchMs
           zone.describe(
-            `WAF migration started: the previous WAF managed rules switch off at ${new Date(switchAt).toISOString()}`,
+            `${MIGRATION_STARTED_NOTE}: the previous WAF managed rules switch off at ${new Date(switchAt).toISOString()}`,
           )
           zone.previousWaf.saveSettings({
             ...started,

@@ -20,6 +20,7 @@ import {
   type ZonePlan,
 } from '@shared/api/zones'
 import { ObjectNamespace, systemClock, type Clock } from '../objects'
+import { isTimelineEndBookmark, restoredBookmark } from '../storage'
 import type { HistoryEntry } from '@shared/api/history'
 import { AccountObject, type PendingChange } from './account-object'
 import type { ManagedRuleset } from './rulesets/catalog'
@@ -284,17 +285,43 @@ export class ZoneRegistry {
     await this.account((a) => a.remove(id))
   }
 
-  /** Points in the zone's history, newest first. */
+  /**
+   * Points in the zone's history, newest first: each restore with the point it went back to, and
+   * each point a restore would be refused with why (those from before a migration that cannot be
+   * undone; see restore).
+   */
   async history(
     id: string,
     options: { limit?: number; before?: string } = {},
   ): Promise<HistoryEntry[]> {
-    const points = await this.inZone(id, (zone) => zone.history(options))
-    return points.map((p) => ({
-      bookmark: p.bookmark,
-      time: new Date(p.time).toISOString(),
-      note: p.note ?? null,
+    const { points, migrationStart } = await this.inZone(id, (zone) => ({
+      points: zone.history(options),
+      migrationStart: zone.migrationStart(),
     }))
+    const listed = new Map(points.map((point) => [point.bookmark, point]))
+    const iso = (time: number) => new Date(time).toISOString()
+    return points.map((point) => {
+      const target = restoredBookmark(point.note)
+      const restored = target === undefined ? undefined : listed.get(target)
+      return {
+        bookmark: point.bookmark,
+        time: iso(point.time),
+        note: point.note ?? null,
+        restored_to:
+          target === undefined
+            ? null
+            : {
+                bookmark: target,
+                undo: isTimelineEndBookmark(target),
+                time: restored === undefined ? null : iso(restored.time),
+                note: restored?.note ?? null,
+              },
+        restore_refusal:
+          migrationStart !== undefined && point.time < migrationStart.time
+            ? BEFORE_MIGRATION
+            : null,
+      }
+    })
   }
 
   /**
@@ -342,7 +369,7 @@ export class ZoneRegistry {
       record === undefined
         ? 'That point is from before the zone was created.'
         : intent.migratingBefore && !migrating
-          ? 'That point is from before the zone began its migration to WAF managed rulesets, which cannot be undone.'
+          ? BEFORE_MIGRATION
           : await this.account((a) => {
               const holder = a.holderOf(record.name)
               if (holder !== undefined && holder !== id)
@@ -464,6 +491,9 @@ export class ZoneRegistry {
     ])
   }
 }
+
+const BEFORE_MIGRATION =
+  'That point is from before the zone began its migration to WAF managed rulesets, which cannot be undone.'
 
 const duplicate = (name: string) => badRequest(API_ERRORS.exists, `${name} already exists.`)
 

@@ -74,8 +74,13 @@ function describeSettingsChange(before: ZoneRecord, after: ZoneRecord): string {
   const changed = (Object.keys(SETTING_LABELS) as (keyof ZoneRecord)[])
     .filter((key) => before[key] !== after[key])
     .map((key) => `${SETTING_LABELS[key]}: ${String(before[key])} → ${String(after[key])}`)
-  return changed.length === 0 ? 'Zone settings saved unchanged' : `Zone ${changed.join(', ')}`
+  if (changed.length === 0) return 'Zone settings saved unchanged'
+  if (changed.length === 1 && before.name !== after.name) return `Renamed the zone to ${after.name}`
+  return `Zone ${changed.join(', ')}`
 }
+
+/** What the note of the point that starts a zone's switch-over off the previous WAF says. */
+export const MIGRATION_STARTED_NOTE = 'WAF migration started'
 
 /** The first page of history read for a list of configuration points (see ZoneObject.history). */
 const HISTORY_FIRST_PAGE = 100
@@ -240,6 +245,15 @@ export class ZoneObject extends ConfiguredObject {
       before = read.at(-1)!.bookmark
     }
     return points
+  }
+
+  /**
+   * The point at which the zone's migration became one that cannot be undone (its switch-over was
+   * set), when it is underway: a restore to any earlier point is refused (ZoneRegistry.restore).
+   */
+  migrationStart(): HistoryPoint | undefined {
+    if (!this.migrationUnderway()) return undefined
+    return this.history({}).find((point) => point.note?.includes(MIGRATION_STARTED_NOTE))
   }
 
   /** The bookmark of the zone as it stands (everything written so far is committed first). */

@@ -13,6 +13,20 @@ export interface HistoryEntry {
   /** ISO 8601 */
   time: string
   note: string | null
+  /** What a restore point went back to: null for any other point. */
+  restored_to: RestoredPoint | null
+  /** Why restoring to this point would be refused; null when it can be restored. */
+  restore_refusal: string | null
+}
+
+/** The point a restore went back to, as the history still lists it. */
+export interface RestoredPoint {
+  bookmark: string
+  /** true for the undo of an earlier restore (its bookmark names no listed point) */
+  undo: boolean
+  /** ISO 8601; null when the point is not among those listed */
+  time: string | null
+  note: string | null
 }
 
 /** What `POST …/history/restore` answers. */

@@ -2,6 +2,7 @@
 // was, across a restart, and the undo bookmark reverses the restore exactly.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { OWASP } from './fixtures-zones'
 import { startService, type Running } from './harness'
 
 let running: Running
@@ -140,6 +141,86 @@ describe('zone history', () => {
     await running.call(`/zones/${id}`, { method: 'PATCH', json: { paused: true } })
     const [latest] = await history()
     expect(latest.note).toBe('Zone paused: false → true')
+  })
+
+  it('says in words what deployments, renames and restores did', async () => {
+    const { body } = await running.call('/zones', {
+      method: 'POST',
+      json: { name: 'words.example', plan: 'pro' },
+    })
+    const id = body.result.id
+    const history = async () =>
+      (await running.call(`${running.origin}/workbench/v1/zones/${id}/history`)).body.result
+    const entrypoint = `/zones/${id}/rulesets/phases/http_request_firewall_managed/entrypoint`
+    const deployOwasp = await running.call(entrypoint, {
+      method: 'PUT',
+      json: {
+        rules: [
+          { action: 'execute', expression: 'true', action_parameters: { id: OWASP } },
+          {
+            action: 'skip',
+            expression: 'http.host eq "a.example"',
+            action_parameters: { ruleset: 'current' },
+          },
+        ],
+      },
+    })
+    expect(deployOwasp.status).toBe(200)
+    const [deployed] = await history()
+    expect(deployed.note).toBe('Deployed Cloudflare OWASP Core Ruleset; 1 other rule changed')
+    expect(deployed).toMatchObject({ restored_to: null, restore_refusal: null })
+
+    await running.call(`${running.origin}/workbench/v1/zones/${id}/rename`, {
+      method: 'POST',
+      json: { name: 'worded.example' },
+    })
+    expect((await history())[0].note).toBe('Renamed the zone to worded.example')
+
+    const restored = await restore(id, deployed.bookmark)
+    const [restorePoint] = await history()
+    expect(restorePoint.restored_to).toEqual({
+      bookmark: deployed.bookmark,
+      undo: false,
+      time: deployed.time,
+      note: deployed.note,
+    })
+    await restore(id, restored.body.result.undo_bookmark)
+    expect((await history())[0].restored_to).toMatchObject({
+      bookmark: restored.body.result.undo_bookmark,
+      undo: true,
+    })
+  })
+
+  it('says which points cannot be restored, and why: those from before a migration', async () => {
+    const { body } = await running.call('/zones', {
+      method: 'POST',
+      json: { name: 'migrating.example', plan: 'enterprise', waf_product: 'previous' },
+    })
+    const id = body.result.id
+    const history = async () =>
+      (await running.call(`${running.origin}/workbench/v1/zones/${id}/history`)).body.result
+    const [created] = await history()
+    expect(created.restore_refusal).toBeNull()
+    const config = (await running.call(`/zones/${id}/waf_migration/config?phase_two=1`)).body.result
+    const started = await running.call(
+      `/zones/${id}/rulesets/phases/http_request_firewall_managed/entrypoint?waf_migration=pending&phase_two=1`,
+      { method: 'PUT', json: config },
+    )
+    expect(started.status).toBe(200)
+    const points = await history()
+    const start = points.findIndex((p: { note: string }) =>
+      p.note.includes('WAF migration started'),
+    )
+    expect(start).toBeGreaterThanOrEqual(0)
+    const refusals = points.map((p: { restore_refusal: string | null }) => p.restore_refusal)
+    expect(refusals.slice(0, start + 1).every((r: string | null) => r === null)).toBe(true)
+    const before = points.slice(start + 1)
+    expect(before.map((p: { bookmark: string }) => p.bookmark)).toContain(created.bookmark)
+    for (const point of before)
+      expect(point.restore_refusal).toMatch(/before the zone began its migration/)
+    const refused = await restore(id, created.bookmark)
+    expect(refused.status).toBe(400)
+    expect(refused.body.errors[0].message).toContain(before[0].restore_refusal)
   })
 
   it('answers an unknown zone with 404', async () => {

@@ -25,14 +25,7 @@ export const historyRoutes: FastifyPluginAsyncTypebox<{ zones: ZoneRegistry }> =
       },
     },
     async (request) => {
-      const points = await zones.history(request.params.zone_id, request.query)
-      return ok(
-        points.map((p) => ({
-          bookmark: p.bookmark,
-          time: new Date(p.time).toISOString(),
-          note: p.note ?? null,
-        })),
-      )
+      return ok(await zones.history(request.params.zone_id, request.query))
     },
   )
 

@@ -59,3 +59,8 @@ export function parseBookmark(historyId: string, bookmark: unknown): BookmarkTar
 export function isOriginBookmark(bookmark: string): boolean {
   return bookmark.startsWith(`${hex8(0)}-${sequenceField(0)}-`)
 }
+
+/** Whether `bookmark` names the last commit of a timeline: what a restore's undo bookmark names. */
+export function isTimelineEndBookmark(bookmark: string): boolean {
+  return bookmark.slice(9, 26) === END_OF_TIMELINE
+}

@@ -430,9 +430,16 @@ export class HistoryStore {
   }
 }
 
+const RESTORE_NOTE_PREFIX = 'restored to '
+
 /** How a restore point describes itself in the history list. */
 export function restoreNote(bookmark: string): string {
-  return `restored to ${bookmark}`
+  return `${RESTORE_NOTE_PREFIX}${bookmark}`
+}
+
+/** The bookmark a restore point's note names; undefined for any other note. */
+export function restoredBookmark(note: string | undefined): string | undefined {
+  return note?.startsWith(RESTORE_NOTE_PREFIX) ? note.slice(RESTORE_NOTE_PREFIX.length) : undefined
 }
 
 function pointOf(record: PointRecord): PointRecord {

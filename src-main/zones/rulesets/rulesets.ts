@@ -166,7 +166,8 @@ export class Rulesets {
     const rules = this.buildRules(body.rules ?? [], [], this.scopeFor(shell), problems)
     const ruleset = this.assemble(shell, 1, rules)
     this.options.describe(
-      `Ruleset ${ruleset.name} created (${ruleset.phase}, ${rules.length} rules)`,
+      this.deploymentsNote([], rules) ??
+        `Ruleset ${ruleset.name} created (${ruleset.phase}, ${rules.length} rules)`,
     )
     this.store.save(ruleset)
     return ruleset
@@ -271,7 +272,8 @@ export class Rulesets {
         : this.buildRules(body.rules, current.rules, this.scopeFor(current), problems)
     const next = this.nextVersion(current, rules, body.description)
     this.options.describe(
-      `Ruleset ${current.name} (${current.phase}) replaced: ${rules.length} rules, version ${next.version}`,
+      this.deploymentsNote(current.rules, rules) ??
+        `Ruleset ${current.name} (${current.phase}) replaced: ${rules.length} rules, version ${next.version}`,
     )
     this.store.save(next)
     return next
@@ -551,6 +553,40 @@ export class Rulesets {
       ref: finalRef,
       ...rest,
     }
+  }
+
+  /**
+   * What a change of rules did to the managed rulesets they deploy, in words ("Deployed Cloudflare
+   * OWASP Core Ruleset"), with a count of the other rules changed; undefined when it touched no
+   * deployment. Unchanged rules are the same objects before and after (see materialize).
+   */
+  private deploymentsNote(before: readonly Rule[], after: readonly Rule[]): string | undefined {
+    const nameOf = (rule: Rule) =>
+      isExecute(rule) ? this.options.catalog.resolve(rule.action_parameters.id)?.name : undefined
+    const earlier = new Map(before.map((rule) => [rule.id, rule]))
+    const later = new Set(after.map((rule) => rule.id))
+    const phrases: string[] = []
+    let others = 0
+    for (const rule of after) {
+      const previous = earlier.get(rule.id)
+      if (previous === rule) continue
+      const name = nameOf(rule) ?? (previous && nameOf(previous))
+      if (name === undefined) others += 1
+      else if (previous === undefined || nameOf(previous) === undefined)
+        phrases.push(`Deployed ${name}`)
+      else if (previous.enabled !== rule.enabled)
+        phrases.push(`${rule.enabled ? 'Enabled' : 'Disabled'} the deployment of ${name}`)
+      else phrases.push(`Changed the deployment of ${name}`)
+    }
+    for (const rule of before) {
+      if (later.has(rule.id)) continue
+      const name = nameOf(rule)
+      if (name === undefined) others += 1
+      else phrases.push(`Removed the deployment of ${name}`)
+    }
+    if (phrases.length === 0) return undefined
+    if (others > 0) phrases.push(`${others} other rule${others === 1 ? '' : 's'} changed`)
+    return phrases.join('; ')
   }
 
   private nextVersion(current: Ruleset, rules: Rule[], description?: string): Ruleset {

@@ -60,7 +60,7 @@ export class HistoryState {
     }
   }
 
-  async restore(point: HistoryEntry): Promise<void> {
+  async restore(point: Pick<HistoryEntry, 'bookmark' | 'time' | 'note'>): Promise<void> {
     const undoBookmark = await this.restoreTo(point.bookmark)
     if (undoBookmark !== null) this.lastRestore = { time: point.time, undoBookmark }
   }
