@@ -90,3 +90,37 @@ test('a zone on the previous product is sent to its migration instead of offered
   await page.getByRole('link', { name: 'Open the Migration screen' }).click()
   await expect(page.getByRole('heading', { level: 1, name: /Migration/ })).toBeVisible()
 })
+
+test('Managed rules holds Save while a deployment expression has an error', async ({
+  page,
+  workbench,
+}) => {
+  const zone = await call(workbench, 'POST', '/zones', { name: 'tuned.example', plan: 'business' })
+  await call(
+    workbench,
+    'PUT',
+    `/zones/${zone.id}/rulesets/phases/http_request_firewall_managed/entrypoint`,
+    {
+      rules: [
+        {
+          action: 'execute',
+          expression: 'true',
+          action_parameters: { id: 'efb7b8c949ac4650a09736fc376e9aee' },
+        },
+      ],
+    },
+  )
+  await page.goto(`${workbench.ui}#/managed-rules`)
+  await page.getByRole('button', { name: /^Configure / }).click()
+  await page.getByRole('textbox', { name: 'Deployment expression' }).click()
+  await page.keyboard.press('ControlOrMeta+a')
+  await page.keyboard.type('http.host eq')
+  await expect(page.locator('.zw-expression-error-message')).toContainText(
+    'a value is missing after `eq`',
+  )
+  const save = page.getByRole('button', { name: 'Save', exact: true })
+  await expect(save).toBeDisabled()
+  await expect(page.getByText('Fix the expression before saving')).toBeVisible()
+  await page.keyboard.type(' "tuned.example"')
+  await expect(save).toBeEnabled()
+})
