@@ -32,7 +32,9 @@ class Router {
 
   private follow(): void {
     const next = parseRoute(location.hash)
-    const leaves = next.screen !== this.route.screen || next.zoneId !== this.route.zoneId
+    // the same screen without a zone stays on the zone open (ZoneChoice.load)
+    const otherZone = next.zoneId !== null && next.zoneId !== this.route.zoneId
+    const leaves = next.screen !== this.route.screen || otherZone
     if (leaves && this.unsaved?.dirty) {
       this.pending = location.hash
       history.replaceState(history.state, '', this.hash)
