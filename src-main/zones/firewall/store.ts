@@ -3,7 +3,7 @@
 // the order rules without a priority run in.
 
 import type { ObjectContext } from '../../objects'
-import type { Filter, FirewallAction, FirewallProduct } from '@shared/api/firewall'
+import type { Filter, FirewallAction, FirewallProduct, FirewallRule } from '@shared/api/firewall'
 
 export const FIREWALL_SCHEMA: readonly string[] = [
   `CREATE TABLE filters (
@@ -16,19 +16,8 @@ export const FIREWALL_SCHEMA: readonly string[] = [
   `CREATE TABLE firewall_settings (key TEXT PRIMARY KEY, value)`,
 ]
 
-/** A firewall rule as stored: its filter by id. */
-export interface StoredFirewallRule {
-  id: string
-  filter_id: string
-  action: FirewallAction
-  priority: number | null
-  paused: boolean
-  description?: string
-  ref?: string
-  products?: FirewallProduct[]
-  created_on: string
-  modified_on: string
-}
+/** A firewall rule as stored: the API's rule with its filter by id. */
+export type StoredFirewallRule = Omit<FirewallRule, 'filter'> & { filter_id: string }
 
 const optional = (value: unknown): string | undefined =>
   value === null || value === undefined ? undefined : String(value)
