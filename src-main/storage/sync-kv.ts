@@ -1,16 +1,10 @@
 // `ctx.storage.kv`: the runtime's synchronous key-value API of SQL-backed objects. It shares
 // `_cf_KV` (and the pending writes and cache) with the asynchronous methods.
-import { compileListOptions, type KeyRange } from './list-options'
+import { compileListOptions, type KeyRange, type ListOptions } from './list-options'
 import { LIST_PAGE_ROWS } from './kv-table'
 
-export interface SyncKvListOptions {
-  start?: string
-  startAfter?: string
-  end?: string
-  prefix?: string
-  reverse?: boolean
-  limit?: number
-}
+/** The asynchronous list()'s options but its cache controls (allowConcurrency, noCache). */
+export type SyncKvListOptions = Omit<ListOptions, 'allowConcurrency' | 'noCache'>
 
 /** What the synchronous API needs from the storage it belongs to. */
 export interface SyncKvHost {
