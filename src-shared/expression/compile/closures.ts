@@ -7,6 +7,7 @@ import { ipSetItemRange } from '../syntax/lexer'
 import { utf8Bytes } from '../values/bytes'
 import type { EvaluationContext } from '../values/evaluation'
 import { IpRangeSet } from '../values/ip'
+import { inRanges, mergeSortedRanges } from '../values/sorted-ranges'
 import type { IpAddress, Value } from '../values/types'
 import type { Needs } from './requirement'
 
@@ -136,17 +137,9 @@ export function setPredicate(set: SetNode): (v: Value) => boolean {
       .map((i) => (i.kind === 'intRange' ? [Number(i.start), Number(i.end)] : [0, -1]))
       .filter(([a, b]) => (a as number) <= (b as number))
       .sort((x, y) => (x[0] as number) - (y[0] as number))
-    const starts: number[] = []
-    const ends: number[] = []
-    for (const [a, b] of ranges as [number, number][]) {
-      const last = ends.length - 1
-      if (last >= 0 && a <= (ends[last] as number) + 1)
-        ends[last] = Math.max(ends[last] as number, b)
-      else {
-        starts.push(a)
-        ends.push(b)
-      }
-    }
+    const merged = mergeSortedRanges(ranges as [number, number][])
+    const starts = merged.map((r) => r[0])
+    const ends = merged.map((r) => r[1])
     if (starts.length <= 8) {
       return (v) => {
         const x = v as number
@@ -155,17 +148,7 @@ export function setPredicate(set: SetNode): (v: Value) => boolean {
         return false
       }
     }
-    return (v) => {
-      const x = v as number
-      let lo = 0
-      let hi = starts.length - 1
-      while (lo <= hi) {
-        const mid = (lo + hi) >> 1
-        if ((starts[mid] as number) <= x) lo = mid + 1
-        else hi = mid - 1
-      }
-      return hi >= 0 && x <= (ends[hi] as number)
-    }
+    return (v) => inRanges(starts, ends, v as number)
   }
   const ips = new IpRangeSet(
     set.items.flatMap((i) => (i.kind === 'ipItem' ? [ipSetItemRange(i.item)] : [])),

@@ -3,6 +3,7 @@
 
 import type { IpAddress, Ipv4Address, Ipv6Address } from './types'
 import { COLON, DOT, hexDigitValue } from './chars'
+import { inRanges, mergeSortedBigintRanges, mergeSortedRanges } from './sorted-ranges'
 
 const MAX_V6 = (1n << 128n) - 1n
 
@@ -251,10 +252,10 @@ export class IpRangeSet {
     }
     v4.sort((a, b) => a[0] - b[0])
     v6.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
-    const m4 = mergeNumbers(v4)
+    const m4 = mergeSortedRanges(v4)
     this.v4Starts = Float64Array.from(m4.map((r) => r[0]))
     this.v4Ends = Float64Array.from(m4.map((r) => r[1]))
-    const m6 = mergeBigints(v6)
+    const m6 = mergeSortedBigintRanges(v6)
     this.v6Starts = m6.map((r) => r[0])
     this.v6Ends = m6.map((r) => r[1])
   }
@@ -268,43 +269,4 @@ export class IpRangeSet {
       ? inRanges(this.v4Starts, this.v4Ends, ip.n)
       : inRanges(this.v6Starts, this.v6Ends, ip.n)
   }
-}
-
-function mergeNumbers(sorted: [number, number][]): [number, number][] {
-  const out: [number, number][] = []
-  for (const r of sorted) {
-    const last = out[out.length - 1]
-    if (last && r[0] <= last[1] + 1) last[1] = Math.max(last[1], r[1])
-    else out.push([r[0], r[1]])
-  }
-  return out
-}
-
-function mergeBigints(sorted: [bigint, bigint][]): [bigint, bigint][] {
-  const out: [bigint, bigint][] = []
-  for (const r of sorted) {
-    const last = out[out.length - 1]
-    if (last && r[0] <= last[1] + 1n) last[1] = last[1] > r[1] ? last[1] : r[1]
-    else out.push([r[0], r[1]])
-  }
-  return out
-}
-
-/**
- * Whether `n` falls in one of the sorted, non-overlapping ranges `[starts[i], ends[i]]`: a binary
- * search for the last range starting at or below `n`.
- */
-function inRanges<N extends number | bigint>(
-  starts: ArrayLike<N>,
-  ends: ArrayLike<N>,
-  n: N,
-): boolean {
-  let lo = 0
-  let hi = starts.length - 1
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1
-    if ((starts[mid] as N) <= n) lo = mid + 1
-    else hi = mid - 1
-  }
-  return hi >= 0 && n <= (ends[hi] as N)
 }
