@@ -90,7 +90,20 @@ export interface ParamSpec {
   readonly validate?: (value: Value, previous: readonly FunctionParam[]) => string | undefined
 }
 
-export interface SimpleFunctionInit {
+/**
+ * What defineFunction takes: an implementation, or only the one-argument form for a function of
+ * one parameter, which then serves as its implementation too.
+ */
+export type SimpleFunctionInit = SimpleFunctionCommon &
+  (
+    | {
+        implement: (params: readonly FunctionParam[]) => FunctionImpl
+        unary?: (value: Value) => Value | undefined
+      }
+    | { implement?: undefined; unary: (value: Value) => Value | undefined }
+  )
+
+interface SimpleFunctionCommon {
   name: string
   signature: string
   summary: string
@@ -98,8 +111,6 @@ export interface SimpleFunctionInit {
   optional?: readonly ParamSpec[]
   variadic?: ParamSpec
   returns: Type | ((params: readonly FunctionParam[]) => Type)
-  implement: (params: readonly FunctionParam[]) => FunctionImpl
-  unary?: (value: Value) => Value | undefined
   propagatesMissing?: boolean
   pure?: boolean
   available?: (site: UseSite) => boolean
@@ -131,7 +142,7 @@ export function defineFunction(init: SimpleFunctionInit): FunctionDefinition {
       return undefined
     },
     returnType: typeof init.returns === 'function' ? init.returns : () => init.returns as Type,
-    implement: init.implement,
+    implement: init.implement ?? unaryImplementation(init.unary),
     ...(init.unary ? { unary: init.unary } : {}),
     propagatesMissing: init.propagatesMissing ?? true,
     pure: init.pure ?? true,
@@ -139,4 +150,10 @@ export function defineFunction(init: SimpleFunctionInit): FunctionDefinition {
     ...(init.availability ? { availability: init.availability } : {}),
   }
   return def
+}
+
+function unaryImplementation(
+  unary: (value: Value) => Value | undefined,
+): (params: readonly FunctionParam[]) => FunctionImpl {
+  return () => (args) => unary(args[0] as Value)
 }

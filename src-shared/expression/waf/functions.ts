@@ -100,7 +100,6 @@ export const BUILTIN_FUNCTIONS: readonly FunctionDefinition[] = [
     summary: 'Converts ASCII uppercase letters to lowercase; other bytes are unaffected.',
     params: [{ types: STRING }],
     returns: 'Bytes',
-    implement: () => (args) => asciiLower(args[0] as string),
     unary: asciiLower as (v: Value) => Value,
   }),
   defineFunction({
@@ -109,7 +108,6 @@ export const BUILTIN_FUNCTIONS: readonly FunctionDefinition[] = [
     summary: 'Converts ASCII lowercase letters to uppercase; other bytes are unaffected.',
     params: [{ types: STRING }],
     returns: 'Bytes',
-    implement: () => (args) => asciiUpper(args[0] as string),
     unary: asciiUpper as (v: Value) => Value,
   }),
   defineFunction({
@@ -118,7 +116,6 @@ export const BUILTIN_FUNCTIONS: readonly FunctionDefinition[] = [
     summary: 'The byte length of a string, or the number of elements of an array.',
     params: [{ types: ['Bytes', 'Array<_>'] }],
     returns: 'Int',
-    implement: () => (args) => (args[0] as string | readonly Value[]).length,
     unary: (v) => (v as string | readonly Value[]).length,
   }),
   defineFunction({
