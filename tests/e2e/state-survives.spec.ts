@@ -71,6 +71,7 @@ test('Managed rules: a reload keeps the zone, the open deployment and the unsave
   await expect(confirm).toBeVisible()
   await confirm.getByRole('button', { name: 'Cancel' }).click()
   await expect(confirm).toHaveCount(0)
+  await expect(page.getByRole('link', { name: 'Zones' })).toBeFocused()
   expect(hash(page)).toBe(deploymentAddress)
   await expect(page.getByText('Unsaved changes')).toBeVisible()
   await expect(editor.getByRole('list', { name: 'Tag overrides' })).toContainText('wordpress')
@@ -183,10 +184,20 @@ test('each screen titles the window; the skip link reaches the main content', as
   await expect(page).toHaveTitle('Zones · Zone Workbench')
 })
 
-test("focus lands on the new zone's row after create", async ({ page, workbench }) => {
+test("focus lands on the new zone's row after create, and on the next row after delete", async ({
+  page,
+  workbench,
+}) => {
+  await newZone(workbench, 'next.example.com')
   await page.goto(workbench.ui)
   await page.getByPlaceholder('example.com').fill('focus.example.com')
   await page.getByRole('button', { name: 'Create zone' }).click()
   const row = page.getByRole('row', { name: /focus\.example\.com/ })
   await expect(row.locator(':focus')).toHaveText('focus.example.com')
+
+  await row.getByRole('button', { name: 'Delete' }).click()
+  await page.getByRole('dialog').getByRole('button', { name: 'Delete zone' }).click()
+  await expect(row).toHaveCount(0)
+  const next = page.getByRole('row', { name: /next\.example\.com/ })
+  await expect(next.locator(':focus')).toHaveText('next.example.com')
 })
