@@ -124,3 +124,15 @@ test('Managed rules holds Save while a deployment expression has an error', asyn
   await page.keyboard.type(' "tuned.example"')
   await expect(save).toBeEnabled()
 })
+
+test('Production shows a refused remote at the field it names', async ({ page, workbench }) => {
+  await page.goto(`${workbench.ui}#/production`)
+  await page.getByLabel('API base URL').fill('http://api.example.com/client/v4')
+  await page.getByLabel('API token').fill('a-token')
+  await page.getByLabel('Remote zone (name or id)').fill('shop.example')
+  await page.getByRole('button', { name: 'Pull from remote' }).click()
+  await expect(page.locator('#remote-base-url-errors')).toContainText(
+    'base_url must be https:, or http: to a loopback host',
+  )
+  await expect(page.locator('.screen > .error')).toHaveCount(0)
+})
