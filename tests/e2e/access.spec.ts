@@ -108,6 +108,15 @@ function unreachableButtons(page: Page): Promise<string[]> {
   })
 }
 
+/** Radios outside a named group: each is a tab stop of its own instead of one per group. */
+function ungroupedRadios(page: Page): Promise<string[]> {
+  return page
+    .locator('main input[type="radio"]:not([name])')
+    .evaluateAll((radios) =>
+      radios.map((radio) => radio.closest('label')?.textContent?.trim() ?? '?'),
+    )
+}
+
 /** The page's own width and that of its scrolling region beside the navigation, where wider. */
 async function pageOverflow(page: Page) {
   return page.evaluate(() =>
@@ -140,6 +149,9 @@ async function check(page: Page, info: TestInfo, label: string) {
     for (const button of await unreachableButtons(page)) {
       findings.push(`${label} at ${size}: button not in view: ${button}`)
     }
+  }
+  for (const radio of await ungroupedRadios(page)) {
+    findings.push(`${label}: radio outside a named group: ${radio}`)
   }
   const axe = await new AxeBuilder({ page }).withTags(WCAG_21_AA).analyze()
   for (const violation of axe.violations) {
