@@ -32,6 +32,7 @@ function openBrackets(text: string, upTo: number): OpenBracket[] {
   let i = 0
   while (i < upTo) {
     const c = text[i] as string
+    // a raw string opens with `r`, at most 255 `#` (the lexer refuses more) and `"`
     const raw = /^r(#*)"/.exec(text.slice(i, i + 258))
     if (raw && !/[A-Za-z0-9_.]/.test(text[i - 1] ?? '')) {
       const close = text.indexOf('"' + (raw[1] ?? ''), i + raw[0].length)
@@ -67,7 +68,7 @@ function firstWord(s: string): string {
 }
 
 /** A type named by the vendor (`Bytes`, `Array<Int>`, `Array(Ip)`, `Array<_>`), in words. */
-export function typeInWords(name: string): string {
+function typeInWords(name: string): string {
   const nested = /^(Array|Map)[<(](.+)[>)]$/.exec(name)
   if (nested) {
     const inner = nested[2] === '_' ? '' : ` of ${pluralTypeInWords(nested[2] as string)}`
