@@ -4,10 +4,16 @@
 // One piece over 500 lines: it is one list, the catalogue, kept whole so that it reads as the
 // vendor's reference does; what the functions compute is in operations.ts.
 
-import { defineFunction, type FunctionDefinition } from '../scheme/functions'
+import {
+  defineFunction,
+  type FunctionDefinition,
+  type FunctionImpl,
+  type FunctionParam,
+  type ParamSpec,
+} from '../scheme/functions'
 import { asciiLower, asciiUpper, bytesToText, utf8Bytes } from '../values/bytes'
 import { maskIp } from '../values/ip'
-import { lookupJson } from '../values/json'
+import { lookupJson, type JsonValue } from '../values/json'
 import { regexError, compileRegex } from '../regex/regex'
 import { sha256 } from '../values/sha256'
 import {
@@ -46,6 +52,42 @@ const bytesLiteral = (problem: (s: string) => string | undefined) => (v: Value) 
 
 const STRING: ExpectedType[] = ['Bytes']
 const INT: ExpectedType[] = ['Int']
+
+/**
+ * The lookup_json_* functions' parameters (a field holding JSON, then the path's keys and indexes
+ * as literals) and implementation: the value at that path, converted to the function's type.
+ */
+function jsonLookup(convert: (found: JsonValue) => Value | undefined): {
+  params: readonly ParamSpec[]
+  variadic: ParamSpec
+  implement: (params: readonly FunctionParam[]) => FunctionImpl
+} {
+  const key: ParamSpec = { kind: 'Literal', types: ['Bytes', 'Int'] }
+  return {
+    params: [{ kind: 'Field', types: STRING }, key],
+    variadic: key,
+    implement: (params) => {
+      const path = jsonPath(params)
+      return (args) => {
+        const root = jsonOf(args[0] as string)
+        const found = root && lookupJson(root, path)
+        return found ? convert(found) : undefined
+      }
+    },
+  }
+}
+
+/** cidr()'s and cidr6()'s literal prefix lengths, from 1 to the address's bits. */
+function prefixLength(name: string, bits: number): ParamSpec {
+  return {
+    kind: 'Literal',
+    types: INT,
+    validate: (v) =>
+      (v as number) >= 1 && (v as number) <= bits
+        ? undefined
+        : `${name} must be between 1 and ${bits}`,
+  }
+}
 
 const concat: FunctionDefinition = {
   name: 'concat',
@@ -178,43 +220,21 @@ export const BUILTIN_FUNCTIONS: readonly FunctionDefinition[] = [
     name: 'lookup_json_string',
     signature: 'lookup_json_string(field String, key String | Integer, …): String',
     summary: 'The string at the given object keys / array indexes of a JSON document.',
-    params: [
-      { kind: 'Field', types: STRING },
-      { kind: 'Literal', types: ['Bytes', 'Int'] },
-    ],
-    variadic: { kind: 'Literal', types: ['Bytes', 'Int'] },
     returns: 'Bytes',
-    implement: (params) => {
-      const path = jsonPath(params)
-      return (args) => {
-        const root = jsonOf(args[0] as string)
-        const v = root && lookupJson(root, path)
-        return v && v.t === 'string' ? utf8Bytes(v.v) : undefined
-      }
-    },
+    ...jsonLookup((found) => (found.t === 'string' ? utf8Bytes(found.v) : undefined)),
   }),
   defineFunction({
     name: 'lookup_json_integer',
     signature: 'lookup_json_integer(field String, key String | Integer, …): Integer',
     summary:
       'The plain integer at the given keys / indexes of a JSON document (42.0 is not an integer).',
-    params: [
-      { kind: 'Field', types: STRING },
-      { kind: 'Literal', types: ['Bytes', 'Int'] },
-    ],
-    variadic: { kind: 'Literal', types: ['Bytes', 'Int'] },
     returns: 'Int',
-    implement: (params) => {
-      const path = jsonPath(params)
-      return (args) => {
-        const root = jsonOf(args[0] as string)
-        const v = root && lookupJson(root, path)
-        if (!v || v.t !== 'number' || !/^-?(?:0|[1-9][0-9]*)$/.test(v.raw)) return undefined
-        const big = BigInt(v.raw)
-        if (big > (1n << 63n) - 1n || big < -(1n << 63n)) return undefined
-        return Number(big)
-      }
-    },
+    ...jsonLookup((found) => {
+      if (found.t !== 'number' || !/^-?(?:0|[1-9][0-9]*)$/.test(found.raw)) return undefined
+      const big = BigInt(found.raw)
+      if (big > (1n << 63n) - 1n || big < -(1n << 63n)) return undefined
+      return Number(big)
+    }),
   }),
   defineFunction({
     name: 'substring',
@@ -250,22 +270,8 @@ export const BUILTIN_FUNCTIONS: readonly FunctionDefinition[] = [
     summary: 'The network address of an IP for the given IPv4 / IPv6 prefix lengths.',
     params: [
       { kind: 'Field', types: ['Ip'] },
-      {
-        kind: 'Literal',
-        types: INT,
-        validate: (v) =>
-          (v as number) >= 1 && (v as number) <= 32
-            ? undefined
-            : 'ipv4_network_bits must be between 1 and 32',
-      },
-      {
-        kind: 'Literal',
-        types: INT,
-        validate: (v) =>
-          (v as number) >= 1 && (v as number) <= 128
-            ? undefined
-            : 'ipv6_network_bits must be between 1 and 128',
-      },
+      prefixLength('ipv4_network_bits', 32),
+      prefixLength('ipv6_network_bits', 128),
     ],
     returns: 'Ip',
     implement: (params) => {
@@ -284,17 +290,7 @@ export const BUILTIN_FUNCTIONS: readonly FunctionDefinition[] = [
     signature: 'cidr6(address IP address, ipv6_network_bits Integer): IP address',
     summary:
       'The IPv6 network address for the prefix length; IPv4 addresses are returned unchanged.',
-    params: [
-      { kind: 'Field', types: ['Ip'] },
-      {
-        kind: 'Literal',
-        types: INT,
-        validate: (v) =>
-          (v as number) >= 1 && (v as number) <= 128
-            ? undefined
-            : 'ipv6_network_bits must be between 1 and 128',
-      },
-    ],
+    params: [{ kind: 'Field', types: ['Ip'] }, prefixLength('ipv6_network_bits', 128)],
     returns: 'Ip',
     implement: (params) => {
       const v6 = params[1]?.value as number
