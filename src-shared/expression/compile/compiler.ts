@@ -84,6 +84,8 @@ export class Compiler {
     const fns = steps.map(stepFn)
     const b = base.fn
     let fn: ValFn
+    // One or two steps (a key, then an index) get closures without the loop, as call() does for
+    // one or two arguments: the rules' usual indexes, evaluated once per rule and request.
     if (fns.length === 1) {
       const s0 = fns[0] as StepFn
       fn = (ctx) => {
