@@ -90,3 +90,52 @@ test('delete a filter: refused at its row while a rule uses it, then deleted', a
     'ip.src eq 192.0.2.1',
   ])
 })
+
+test('Security events: open an event, filter by a top value, export the events as CSV', async ({
+  page,
+  workbench,
+}) => {
+  const { api, zoneId } = await zoneWithRule(workbench, 'http.request.uri.path eq "/admin"')
+  for (const [path, ip] of [
+    ['/admin', '198.51.100.1'],
+    ['/admin', '198.51.100.2'],
+    ['/admin', '198.51.100.1'],
+  ] as const) {
+    await api.workbench(`/zones/${zoneId}/simulate`, 'POST', {
+      method: 'GET',
+      url: `https://shop.example.com${path}`,
+      ip,
+    })
+  }
+
+  await page.goto(`${workbench.ui}#/events`)
+  const table = page.getByRole('table', { name: 'Security events' })
+  await expect(table.getByRole('button', { name: /^Details of event/ })).toHaveCount(3)
+
+  await table
+    .getByRole('button', { name: /^Details of event/ })
+    .first()
+    .click()
+  const fields = page.getByRole('definition')
+  await expect(page.getByRole('term').filter({ hasText: 'ray_id' })).toBeVisible()
+  await expect(fields.filter({ hasText: 'Guard the admin area' })).toBeVisible()
+
+  await page
+    .getByRole('region', { name: 'Top values' })
+    .getByRole('button', { name: 'Filter by client IP 198.51.100.2: 1 event' })
+    .click()
+  await expect(table.getByRole('button', { name: /^Details of event/ })).toHaveCount(1)
+  await expect(page.getByLabel('Client IP', { exact: true })).toHaveValue('198.51.100.2')
+
+  const download = page.waitForEvent('download')
+  await page.getByRole('button', { name: 'Export CSV' }).click()
+  const file = await download
+  expect(file.suggestedFilename()).toBe(`security-events-${zoneId}.csv`)
+  const stream = await file.createReadStream()
+  let text = ''
+  for await (const chunk of stream) text += chunk
+  const [header, ...rows] = text.trimEnd().split('\r\n')
+  expect(header).toContain('ray_id,action')
+  expect(rows).toHaveLength(1)
+  expect(rows[0]).toContain('198.51.100.2')
+})

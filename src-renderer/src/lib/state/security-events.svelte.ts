@@ -1,10 +1,14 @@
 // The Security events screen's state: the zone, the filters, and the events they select with the
 // time window they were asked for (the chart spans that window); and the zone's event log: its
-// caps, what it holds and how many events the caps dropped.
+// caps, what it holds and how many events the caps dropped. Country and client IP, which the
+// events route does not filter on, narrow the events loaded; the shown events export as CSV or
+// JSON.
 
 import type { ApiMessage } from '@shared/api/envelope'
 import { workbenchApi } from '../api'
 import { errorMessages } from '../api-error'
+import { bridge } from '../bridge'
+import { toCsv } from '../csv'
 import { eventQuery } from '../event-query'
 import type { EventLogSettings, EventLogStatus, SecurityEvent } from '@shared/api/simulate'
 import { ZoneChoice } from './zone-choice.svelte'
@@ -21,6 +25,26 @@ export const TIME_RANGES = [
 export type TimeRangeId = (typeof TIME_RANGES)[number]['id']
 
 export const EVENT_LIMITS = [100, 1000, 10000] as const
+
+/** The fields of an event, in the order an export lists them. */
+export const EVENT_FIELDS = [
+  'time',
+  'ray_id',
+  'action',
+  'outcome',
+  'rule_id',
+  'ruleset_id',
+  'description',
+  'source',
+  'method',
+  'host',
+  'path',
+  'client_ip',
+  'country',
+] as const satisfies readonly (keyof SecurityEvent)[]
+
+/** What a click on a breakdown's value filters by. */
+export type EventFilterKey = 'action' | 'rule_id' | 'host' | 'path' | 'country' | 'client_ip'
 
 /** The filters kept for a zone between visits (zone-drafts.ts). */
 interface EventFilters {
@@ -45,6 +69,10 @@ export class SecurityEventsState {
   ruleId = $state('')
   host = $state('')
   path = $state('')
+  /** narrows the events loaded (the route has no such filter) */
+  country = $state('')
+  /** likewise */
+  clientIp = $state('')
   range = $state<TimeRangeId>('day')
   limit = $state<number>(1000)
   events = $state.raw<SecurityEvent[]>([])
@@ -52,6 +80,43 @@ export class SecurityEventsState {
   window = $state.raw<EventWindow>({ since: null, until: Date.now() })
   loading = $state(false)
   errors = $state.raw<ApiMessage[]>([])
+  /** the event whose fields are open */
+  openId = $state<number | null>(null)
+
+  /** The events loaded that the country and client IP filters keep. */
+  readonly shown = $derived(
+    this.events.filter(
+      (event) =>
+        (this.country === '' || event.country === this.country) &&
+        (this.clientIp === '' || event.client_ip === this.clientIp),
+    ),
+  )
+
+  /** Filters by one value of an event's field, as a click on a breakdown's entry does. */
+  async filterBy(key: EventFilterKey, value: string): Promise<void> {
+    if (key === 'country') this.country = value
+    else if (key === 'client_ip') this.clientIp = value
+    else {
+      if (key === 'action') this.action = value
+      if (key === 'rule_id') this.ruleId = value
+      if (key === 'host') this.host = value
+      if (key === 'path') this.path = value
+      await this.refresh()
+    }
+  }
+
+  /** The shown events as a file: CSV with a column per field, or JSON as the route answers them. */
+  exportFile(format: 'csv' | 'json'): { suggestedName: string; text: string } {
+    const text =
+      format === 'csv'
+        ? toCsv(this.shown, EVENT_FIELDS)
+        : `${JSON.stringify(this.shown, null, 2)}\n`
+    return { suggestedName: `security-events-${this.choice.zoneId ?? 'zone'}.${format}`, text }
+  }
+
+  async exportEvents(format: 'csv' | 'json'): Promise<void> {
+    await bridge.saveFile(this.exportFile(format))
+  }
 
   async select(zoneId: string): Promise<void> {
     this.choice.choose(zoneId)
