@@ -176,7 +176,6 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     configuration,
     replays,
   })
-  void server.register(historyRoutes, { prefix: WORKBENCH_PREFIX, zones })
   void server.register(zoneRenameRoutes, { prefix: WORKBENCH_PREFIX, zones })
   void server.register(firewallSettingsRoutes, { prefix: WORKBENCH_PREFIX, configuration })
   void server.register(simulationRoutes, { prefix: WORKBENCH_PREFIX, simulator, events, replays })
@@ -189,6 +188,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   void server.register(sampleRoutes, { prefix: WORKBENCH_PREFIX, zones, clock })
   const bundles = new Bundles({ zones, configuration, events, clock })
   void server.register(bundleRoutes, { prefix: WORKBENCH_PREFIX, bundles, clock })
+  void server.register(historyRoutes, { prefix: WORKBENCH_PREFIX, zones, bundles })
   const remote = new Remote({ bundles, zones, catalog: legacy, clock })
   void server.register(remoteRoutes, { prefix: WORKBENCH_PREFIX, remote })
   void server.register(settingsRoutes, {

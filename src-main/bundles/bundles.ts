@@ -12,6 +12,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createTwoFilesPatch } from 'diff'
 import {
   BUNDLE_FORMAT,
   BUNDLE_VERSION,
@@ -32,8 +33,9 @@ import type { ZoneEvents } from '../zones/zone-events'
 import { ZoneObject, type ZoneRecord } from '../zones/zone-object'
 import { applyConfiguration } from './apply'
 import { diffConfigurations } from './diff'
-import { checkBundle } from './document'
+import { bundleText, checkBundle } from './document'
 import { eventLogSettings, readConfiguration, type ZoneContent } from './read'
+import type { HistoryComparison } from '@shared/api/history'
 import { plural } from '@shared/plural'
 import { API_ERRORS, BUNDLE_ERRORS } from '@shared/api/error-codes'
 
@@ -70,6 +72,25 @@ function checkMigration({ zone, waf_migration: migration }: BundleContent): void
   }
 }
 
+/** Runs `work` with a namespace of zone objects outside the data dir, without history, then removes it. */
+async function inScratchZones<R>(
+  work: (scratch: ObjectNamespace<undefined, ZoneObject>) => Promise<R>,
+): Promise<R> {
+  const directory = mkdtempSync(join(tmpdir(), 'zone-workbench-scratch-'))
+  const scratch = new ObjectNamespace({
+    directory,
+    objectClass: ZoneObject,
+    env: undefined,
+    history: false,
+  })
+  try {
+    return await work(scratch)
+  } finally {
+    await scratch.close()
+    rmSync(directory, { recursive: true, force: true })
+  }
+}
+
 export class Bundles {
   private readonly clock: Clock
 
@@ -91,6 +112,55 @@ export class Bundles {
       ...content,
       event_log_settings: eventLogSettings(limits),
     }
+  }
+
+  /**
+   * The zone's configuration at the point `bookmark` names against the configuration it has now:
+   * what differs, resource by resource, and a unified diff of the two bundles' text. The point's
+   * database is copied out of the zone's history into a scratch object outside the data dir and
+   * read there, so the zone itself is only read.
+   */
+  compareWithPoint(zoneId: string, bookmark: string): Promise<HistoryComparison> {
+    return inScratchZones(async (scratch) => {
+      const pointId = scratch.newUniqueId()
+      const { now, refusal } = await this.zones.inZone(zoneId, (zone, record) => {
+        try {
+          zone.copyHistoryPoint(bookmark, scratch.fileOf(pointId))
+        } catch (error) {
+          return { refusal: error instanceof Error ? error.message : String(error) }
+        }
+        return { now: this.read(zone, record) }
+      })
+      const then = await scratch.call(pointId, (zone) => {
+        const record = zone.record()
+        return record && this.read(zone, record)
+      })
+      if (now === undefined || then === undefined) {
+        throw badRequest(
+          API_ERRORS.invalidRequest,
+          `Cannot compare with ${bookmark}: ${refusal ?? 'that point is from before the zone was created.'}`,
+        )
+      }
+      // The event log's caps have no history, and an export time is no content: both texts take
+      // the same, so that the diff shows the configuration only.
+      const limits = eventLogSettings(await this.options.events.status(zoneId))
+      const text = (content: ZoneContent) =>
+        bundleText({
+          format: BUNDLE_FORMAT,
+          version: BUNDLE_VERSION,
+          exported_at: new Date(0).toISOString(),
+          ...content,
+          event_log_settings: limits,
+        })
+      return {
+        bookmark,
+        changes: diffConfigurations(
+          { ...then, event_log_settings: limits },
+          { ...now, event_log_settings: limits },
+        ),
+        patch: createTwoFilesPatch('at the point', 'now', text(then), text(now)),
+      }
+    })
   }
 
   /** The bundle of the zone named `name`, if there is one. */
@@ -237,16 +307,9 @@ export class Bundles {
     before: ZoneContent | undefined,
     after: BundleContent,
   ): Promise<void> {
-    const directory = mkdtempSync(join(tmpdir(), 'zone-workbench-import-'))
-    const scratch = new ObjectNamespace({
-      directory,
-      objectClass: ZoneObject,
-      env: undefined,
-      history: false,
-    })
     const { plan, type, paused } = after.zone
-    try {
-      await scratch.call(scratch.newUniqueId(), (zone) =>
+    await inScratchZones((scratch) =>
+      scratch.call(scratch.newUniqueId(), (zone) =>
         zone.change(
           () => {
             zone.initialize(record)
@@ -256,11 +319,8 @@ export class Bundles {
           },
           { dryRun: true },
         ),
-      )
-    } finally {
-      await scratch.close()
-      rmSync(directory, { recursive: true, force: true })
-    }
+      ),
+    )
   }
 
   private async setEventLimits(

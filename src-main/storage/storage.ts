@@ -288,6 +288,17 @@ export class Storage implements TransactionScope {
     this.commitNote = this.commitNote === undefined ? note : `${this.commitNote}; ${note}`
   }
 
+  /**
+   * Writes this object's database as it was at `bookmark` to `outPath`, a file of its own (a
+   * workbench extension, for comparing a point with now); throws, saying why, for a bookmark the
+   * history does not hold.
+   */
+  copyHistoryPoint(bookmark: string, outPath: string): void {
+    const history = this.requireHistory()
+    this.commit()
+    history.copyPoint(bookmark, outPath)
+  }
+
   /** Points in this object's history, newest first (what the History screen lists). */
   listHistory(options?: { limit?: number; before?: string }): HistoryPoint[] {
     return this.requireHistory().list(options)

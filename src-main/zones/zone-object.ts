@@ -256,6 +256,11 @@ export class ZoneObject extends ConfiguredObject {
     return this.history({}).find((point) => point.note?.includes(MIGRATION_STARTED_NOTE))
   }
 
+  /** Writes the zone's database as it was at `bookmark` to `outPath` (see Storage). */
+  copyHistoryPoint(bookmark: string, outPath: string): void {
+    this.ctx.storage.copyHistoryPoint(bookmark, outPath)
+  }
+
   /** The bookmark of the zone as it stands (everything written so far is committed first). */
   currentBookmark(): Promise<string> {
     return this.ctx.storage.getCurrentBookmark()

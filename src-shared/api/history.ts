@@ -2,6 +2,7 @@
 // and restoring one, which is reversible: the answer names the point that undoes it.
 
 import { Type } from 'typebox'
+import type { ConfigurationChange } from './bundle'
 
 /** A point in a zone's history, as its history names it: 8-8-8-32 lower-case hex digits. */
 export const Bookmark = Type.String({
@@ -27,6 +28,15 @@ export interface RestoredPoint {
   /** ISO 8601; null when the point is not among those listed */
   time: string | null
   note: string | null
+}
+
+/** What `GET …/history/{bookmark}/diff` answers: the zone at that point against now. */
+export interface HistoryComparison {
+  bookmark: string
+  /** what differs, resource by resource, going from the point to now */
+  changes: ConfigurationChange[]
+  /** a unified diff of the zone's bundle text at the point (`---`) against now (`+++`) */
+  patch: string
 }
 
 /** What `POST …/history/restore` answers. */

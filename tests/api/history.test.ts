@@ -223,6 +223,48 @@ describe('zone history', () => {
     expect(refused.body.errors[0].message).toContain(before[0].restore_refusal)
   })
 
+  it('compares any point with now: the changes, and a diff of the two bundles', async () => {
+    const { body } = await running.call('/zones', {
+      method: 'POST',
+      json: { name: 'compared.example', plan: 'pro' },
+    })
+    const id = body.result.id
+    const history = `${running.origin}/workbench/v1/zones/${id}/history`
+    const [created] = (await running.call(history)).body.result
+    await running.call(`/zones/${id}/rulesets/phases/http_request_firewall_custom/entrypoint`, {
+      method: 'PUT',
+      json: { rules: [{ action: 'block', expression: 'http.request.uri.path eq "/admin"' }] },
+    })
+    await running.call(`/zones/${id}`, { method: 'PATCH', json: { paused: true } })
+
+    const compared = await running.call(`${history}/${created.bookmark}/diff`)
+    expect(compared.status).toBe(200)
+    const { changes, patch } = compared.body.result
+    expect(changes.map((c: { kind: string; action: string }) => `${c.kind} ${c.action}`)).toEqual(
+      expect.arrayContaining(['zone update', 'ruleset create']),
+    )
+    expect(patch).toMatch(/^-\s+"paused": false,?$/m)
+    expect(patch).toMatch(/^\+\s+"paused": true,?$/m)
+    expect(patch).toMatch(/^\+.*http\.request\.uri\.path eq \\"\/admin\\"/m)
+
+    const [latest] = (await running.call(history)).body.result
+    const same = (await running.call(`${history}/${latest.bookmark}/diff`)).body.result
+    expect(same.changes).toEqual([])
+    expect(same.patch).not.toMatch(/^[-+]\s/m)
+    // comparing reads the zone only: no point is added
+    expect((await running.call(history)).body.result[0].bookmark).toBe(latest.bookmark)
+
+    const other = (
+      await running.call('/zones', { method: 'POST', json: { name: 'other.example' } })
+    ).body.result
+    const [foreign] = (
+      await running.call(`${running.origin}/workbench/v1/zones/${other.id}/history`)
+    ).body.result
+    const refused = await running.call(`${history}/${foreign.bookmark}/diff`)
+    expect(refused.status).toBe(400)
+    expect(refused.body.errors[0].message).toMatch(/^Cannot compare with/)
+  })
+
   it('answers an unknown zone with 404', async () => {
     const { status } = await running.call(
       `${running.origin}/workbench/v1/zones/${'0'.repeat(32)}/history`,

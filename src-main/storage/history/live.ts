@@ -174,6 +174,11 @@ class LiveHistory implements History {
     return formatBookmark(this.store.id, { timeline: this.store.head.timeline, seq: null })
   }
 
+  copyPoint(bookmark: string, outPath: string): void {
+    this.archive()
+    this.store.materialize(this.store.resolve(bookmark).seq, outPath)
+  }
+
   list(options: { limit?: number; before?: string } = {}): HistoryPoint[] {
     const { limit = Infinity, before } = options
     if (!(limit > 0)) throw new RangeError(`list() limit must be positive, got ${limit}`)

@@ -44,6 +44,8 @@ export interface History {
   scheduleRestore(bookmark: string): string
   /** Newest first. */
   list(options?: { limit?: number; before?: string }): HistoryPoint[]
+  /** Writes the database as it was at `bookmark` to `outPath` (the live file is untouched). */
+  copyPoint(bookmark: string, outPath: string): void
   close(): void
 }
 

@@ -2,7 +2,7 @@
 // workbench's history routes.
 
 import type { ApiMessage } from '@shared/api/envelope'
-import type { HistoryEntry, HistoryRestore } from '@shared/api/history'
+import type { HistoryComparison, HistoryEntry, HistoryRestore } from '@shared/api/history'
 import { workbenchApi } from '../api'
 import { errorMessages } from '../api-error'
 import { ZoneChoice } from './zone-choice.svelte'
@@ -39,6 +39,22 @@ export class HistoryState {
       this.errors = errorMessages(error)
     } finally {
       this.loading = false
+    }
+  }
+
+  /** The zone at `bookmark` against now; null (with the API's errors shown) if refused. */
+  async compareWithNow(bookmark: string): Promise<HistoryComparison | null> {
+    const zoneId = this.choice.zoneId
+    if (zoneId === null) return null
+    try {
+      const comparison = await workbenchApi.get<HistoryComparison>(
+        `/zones/${zoneId}/history/${bookmark}/diff`,
+      )
+      this.errors = []
+      return comparison
+    } catch (error) {
+      this.errors = errorMessages(error)
+      return null
     }
   }
 
