@@ -139,3 +139,29 @@ test('Security events: open an event, filter by a top value, export the events a
   expect(rows).toHaveLength(1)
   expect(rows[0]).toContain('198.51.100.2')
 })
+
+test("Objects: browse a zone object's table, a page of rows at a time", async ({
+  page,
+  workbench,
+}) => {
+  const api = client(workbench)
+  const zone = (await api.vendor('/zones', 'POST', { name: 'browse.example' })).result
+  const filters = Array.from({ length: 60 }, (_, index) => ({
+    expression: `ip.src eq 192.0.2.${index + 1}`,
+  }))
+  await api.vendor(`/zones/${zone.id}/filters`, 'POST', filters)
+
+  await page.goto(`${workbench.ui}#/objects`)
+  await page.getByRole('button', { name: /Zone browse\.example/ }).click()
+  await page.getByRole('button', { name: 'Browse filters' }).click()
+  const rows = page.getByRole('table', { name: 'Rows of filters' })
+  await expect(rows.getByRole('row')).toHaveCount(51)
+  await expect(page.getByText('Rows 1–50 of 60')).toBeVisible()
+  await expect(page.getByRole('button', { name: 'Previous rows' })).toBeDisabled()
+
+  await page.getByRole('button', { name: 'Next rows' }).click()
+  await expect(page.getByText('Rows 51–60 of 60')).toBeVisible()
+  await expect(rows.getByRole('row')).toHaveCount(11)
+  await expect(rows).toContainText('ip.src eq 192.0.2.60')
+  await expect(page.getByRole('button', { name: 'Next rows' })).toBeDisabled()
+})

@@ -1,5 +1,6 @@
-// The Objects screen's state: the objects, the selected one's tables, keys and alarm, and the
-// result of the last read-only query.
+// The Objects screen's state: the objects, the selected one's tables, keys and alarm, the page of
+// the table being browsed, and the result of the last read-only query. Browsing a table is a
+// read-only query too (the inspector runs every query in its child process), a page at a time.
 
 import type { ApiMessage } from '@shared/api/envelope'
 import type {
@@ -11,6 +12,20 @@ import type {
 import { errorMessages } from '../api-error'
 import { bridge } from '../bridge'
 
+/** Rows of a table shown at a time. */
+export const BROWSE_PAGE_ROWS = 50
+
+/** A table's name as an SQL identifier: quoted, its quotes doubled (https://sqlite.org/lang_keywords.html). */
+const identifier = (name: string) => `"${name.replaceAll('"', '""')}"`
+
+/** The page of a table being browsed. */
+export interface TablePage {
+  table: string
+  /** rows before the page */
+  offset: number
+  result: ObjectQueryResult
+}
+
 export class ObjectsState {
   objects = $state.raw<ObjectSummary[]>([])
   selected = $state<ObjectSummary | null>(null)
@@ -19,6 +34,7 @@ export class ObjectsState {
   prefix = $state('')
   query = $state('SELECT * FROM sqlite_master')
   result = $state.raw<ObjectQueryResult | null>(null)
+  browsing = $state.raw<TablePage | null>(null)
   errors = $state.raw<ApiMessage[]>([])
 
   private ref() {
@@ -47,6 +63,7 @@ export class ObjectsState {
   select(object: ObjectSummary): Promise<void> {
     this.selected = object
     this.result = null
+    this.browsing = null
     return this.attempt(async () => {
       this.details = await bridge.objectDetails(this.ref())
       await this.loadKeys()
@@ -67,6 +84,17 @@ export class ObjectsState {
     return this.attempt(async () => {
       this.result = null
       this.result = await bridge.queryObject({ ...this.ref(), query: this.query })
+    })
+  }
+
+  /** The table's rows from `offset`, a page of them, in the table's own order (its rowid). */
+  browse(table: string, offset = 0): Promise<void> {
+    return this.attempt(async () => {
+      const result = await bridge.queryObject({
+        ...this.ref(),
+        query: `SELECT * FROM ${identifier(table)} LIMIT ${BROWSE_PAGE_ROWS} OFFSET ${offset}`,
+      })
+      this.browsing = { table, offset, result }
     })
   }
 }

@@ -2,7 +2,7 @@
 // rule edited from its row runs its new expression and action, a filter in use is refused at its
 // row and an unused one deleted; the Security events' click-to-filter narrows the events by what
 // the route filters on and by what it does not (country, client IP), and the shown events export
-// as CSV and JSON.
+// as CSV and JSON; an object's table is browsed a page of rows at a time.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { newZone, simulate, type Running } from '../../../api/harness'
@@ -15,6 +15,7 @@ const modules = () =>
     import('../../../../src-renderer/src/lib/state/security-events.svelte'),
     import('../../../../src-renderer/src/lib/state/zone-choice.svelte'),
     import('../../../../src-renderer/src/features/events/breakdown'),
+    import('../../../../src-renderer/src/lib/state/objects.svelte'),
   ])
 
 let running: Running
@@ -22,11 +23,12 @@ let firewall: Module<typeof modules>[0]
 let events: Module<typeof modules>[1]
 let open: Module<typeof modules>[2]['openZoneScreen']
 let breakdown: Module<typeof modules>[3]
+let objects: Module<typeof modules>[4]
 
 beforeAll(async () => {
   running = await startRendererService()
   let choice: Module<typeof modules>[2]
-  ;[firewall, events, choice, breakdown] = await modules()
+  ;[firewall, events, choice, breakdown, objects] = await modules()
   open = choice.openZoneScreen
 })
 afterAll(() => stopRendererService(running))
@@ -157,5 +159,28 @@ describe('SecurityEventsState tools', () => {
     const json = state.exportFile('json')
     expect(json.suggestedName).toBe(`security-events-${zoneId}.json`)
     expect(JSON.parse(json.text)).toEqual(state.shown)
+  })
+})
+
+describe('ObjectsState table browser', () => {
+  it("pages through a table's rows in the table's order", async () => {
+    const zoneId = (await newZone(running, { name: 'browse.example', plan: 'business' })).id
+    const filters = Array.from({ length: 60 }, (_, index) => ({
+      expression: `ip.src eq 192.0.2.${index + 1}`,
+    }))
+    await running.ok(`/zones/${zoneId}/filters`, { method: 'POST', json: filters })
+    const state = new objects.ObjectsState()
+    await state.load()
+    await state.select(state.objects.find((object) => object.label.includes('browse.example'))!)
+
+    await state.browse('filters')
+    expect(state.errors).toEqual([])
+    expect(state.browsing?.result.rows).toHaveLength(objects.BROWSE_PAGE_ROWS)
+    await state.browse('filters', objects.BROWSE_PAGE_ROWS)
+    const expressionAt = state.browsing!.result.columns.indexOf('expression')
+    expect(state.browsing?.offset).toBe(50)
+    expect(state.browsing?.result.rows.map((row) => row[expressionAt])).toEqual(
+      filters.slice(50).map((filter) => filter.expression),
+    )
   })
 })
