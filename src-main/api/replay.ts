@@ -18,7 +18,8 @@ import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type, type Static, type TSchema } from 'typebox'
-import { ApiError, payloadTooLarge } from '@shared/api/errors'
+import { ApiError, badRequest, payloadTooLarge } from '@shared/api/errors'
+import { API_ERRORS } from '@shared/api/error-codes'
 import type {
   Outcome,
   ReplayInputSummary,
@@ -34,7 +35,12 @@ import { openReplayInput, type ReplayInput } from '../replay/input'
 import type { RunAnswer } from '../replay/jobs'
 import { defaultThreads, ReplayPool } from '../replay/pool'
 import { runReplay, type ReplayEvaluator, type ReplayProgress as RunProgress } from '../replay/run'
-import type { ReplayBatchOptions, ReplayItem, ReplayVerdict } from '../replay/evaluation'
+import {
+  rayIdOf,
+  type ReplayBatchOptions,
+  type ReplayItem,
+  type ReplayVerdict,
+} from '../replay/evaluation'
 import type { CredentialNamespace } from '../zones/credentials'
 import { imageOf } from '../zones/inspector'
 import type { Simulator, Variant } from '../zones/simulator'
@@ -102,6 +108,41 @@ export async function* bodyChunks(request: FastifyRequest): AsyncGenerator<Uint8
   }
 }
 
+/**
+ * The body's chunks, or, for a JSON string (the bridge's callApi sends the screens' NDJSON chunks
+ * as one), the text it holds: bounded by the bridge's own body limit, so read whole.
+ */
+export async function* replayBody(request: FastifyRequest): AsyncGenerator<Uint8Array> {
+  const chunks = bodyChunks(request)
+  if (!(request.headers['content-type'] ?? '').startsWith('application/json')) {
+    yield* chunks
+    return
+  }
+  const read: Uint8Array[] = []
+  for await (const chunk of chunks) {
+    read.push(chunk)
+    const text = Buffer.concat(read).toString('utf8').trimStart()
+    if (text === '') continue
+    if (!text.startsWith('"')) {
+      yield* read
+      yield* chunks
+      return
+    }
+  }
+  const whole = Buffer.concat(read).toString('utf8')
+  if (whole.trim() === '') return
+  let text: unknown
+  try {
+    text = JSON.parse(whole)
+  } catch (error) {
+    throw badRequest(
+      API_ERRORS.malformedBody,
+      `Malformed JSON in request body: ${(error as Error).message}`,
+    )
+  }
+  yield Buffer.from(String(text))
+}
+
 /** The size of the body, when the client said it. */
 export function declaredLength(request: FastifyRequest): number | undefined {
   const length = Number(request.headers['content-length'])
@@ -145,13 +186,61 @@ const progressOf = (progress: RunProgress, totalBytes: number | undefined): Repl
   ...(progress.seconds_left === undefined ? {} : { seconds_left: progress.seconds_left }),
 })
 
-/** The pool, and the events of each batch recorded in the zone's event log once answered. */
-function recording(pool: ReplayPool, simulator: Simulator, zoneId: string): ReplayEvaluator {
+/**
+ * Inputs this small are evaluated on the main thread by the simulator's compiled zone (compiled
+ * once per configuration): starting a pool compiles the zone again in each worker, which costs
+ * more than the run. The Replay screen sends its files in chunks of this size or less. They are
+ * evaluated as the simulate API evaluates, at the time of the run (a log's own times are not read).
+ */
+const IN_PROCESS_BYTES = 1024 * 1024
+
+/** Whether a run is small enough for the main thread: no threads asked, and its size known. */
+const isSmall = (source: ReplaySource, options: ReplayRunOptions) =>
+  options.threads === undefined &&
+  source.totalBytes !== undefined &&
+  source.totalBytes <= IN_PROCESS_BYTES
+
+/** The simulator's compiled zone as an evaluator; verdicts as the workers give them. */
+function inProcess(
+  simulator: Simulator,
+  zoneId: string,
+  fields: readonly string[],
+): ReplayEvaluator {
   return {
-    size: pool.size,
-    fields: pool.fields,
+    size: 1,
+    fields,
     async evaluate(items, options) {
-      const verdicts = await pool.evaluate(items, options)
+      const simulations = await simulator.simulate(
+        zoneId,
+        items.map((item) => item.request),
+        { trace: options.trace, record: false },
+      )
+      return simulations.map((simulation, index) => {
+        const { line } = items[index]!
+        return {
+          line,
+          ray_id: rayIdOf(line),
+          outcome: simulation.outcome,
+          action: simulation.action,
+          events: simulation.events,
+          ...(options.trace ? { trace: simulation.trace } : {}),
+        }
+      })
+    },
+  }
+}
+
+/** The evaluator, and the events of each batch recorded in the zone's event log once answered. */
+function recording(
+  evaluator: ReplayEvaluator,
+  simulator: Simulator,
+  zoneId: string,
+): ReplayEvaluator {
+  return {
+    size: evaluator.size,
+    fields: evaluator.fields,
+    async evaluate(items, options) {
+      const verdicts = await evaluator.evaluate(items, options)
       await simulator.record(
         zoneId,
         items.map((item) => item.request),
@@ -163,8 +252,8 @@ function recording(pool: ReplayPool, simulator: Simulator, zoneId: string): Repl
   }
 }
 
-/** A verdict of the new product, with the previous product's beside it. */
-type ComparedVerdict = ReplayVerdict & { previous: ReplayVerdict }
+/** A verdict of the new product, with what each product did beside it. */
+type ComparedVerdict = ReplayVerdict & { sides: Pick<ComparedRequest, 'previous' | 'new'> }
 
 /** Each batch to both pools; the answers paired. */
 function comparing(previous: ReplayPool, next: ReplayPool): ReplayEvaluator {
@@ -176,7 +265,35 @@ function comparing(previous: ReplayPool, next: ReplayPool): ReplayEvaluator {
         previous.evaluate(items, options),
         next.evaluate(items, options),
       ])
-      return after.map((verdict, index) => ({ ...verdict, previous: before[index]! }))
+      return after.map((verdict, index) => ({
+        ...verdict,
+        sides: { previous: judged(before[index]!), new: judged(verdict) },
+      }))
+    },
+  }
+}
+
+/** The simulator's side-by-side evaluation as an evaluator (small inputs: IN_PROCESS_BYTES). */
+function comparingInProcess(simulator: Simulator, zoneId: string): ReplayEvaluator {
+  return {
+    size: 1,
+    fields: [],
+    async evaluate(items: ReplayItem[]): Promise<ComparedVerdict[]> {
+      const { results } = await simulator.compare(
+        zoneId,
+        items.map((item) => item.request),
+      )
+      return results.map((result, index) => {
+        const { line } = items[index]!
+        return {
+          line,
+          ray_id: rayIdOf(line),
+          outcome: result.new.outcome,
+          action: result.new.action,
+          events: [],
+          sides: { previous: result.previous, new: result.new },
+        }
+      })
     },
   }
 }
@@ -214,9 +331,7 @@ class ComparisonIntake extends ReplayTally {
   }
 
   override add(request: Pick<SimulatedRequest, 'method' | 'url'>, tallied: TalliedSimulation) {
-    const verdict = tallied as ComparedVerdict
-    const previous = judged(verdict.previous)
-    const next = judged(verdict)
+    const { previous, new: next } = (tallied as ComparedVerdict).sides
     const compared: ComparedRequest = {
       index: this.index++,
       method: request.method.toUpperCase(),
@@ -335,6 +450,20 @@ export class ReplayRunner {
     // The zone first: an unknown one is refused before its body is read.
     const configuration = await this.simulator.configuration(zoneId)
     const input = await openReplayInput(source.chunks, options)
+    const run = async (evaluator: ReplayEvaluator, threads: number) => {
+      hooks.onOpened?.()
+      const tally = new ReplayTally({ results: options.results === true })
+      const counted =
+        options.record === true ? recording(evaluator, this.simulator, zoneId) : evaluator
+      const read = await runWithHooks(input, counted, tally, source, hooks, options.trace)
+      if (read === undefined) return { cancelled: true as const }
+      return {
+        cancelled: false as const,
+        summary: { ...tally.summary({ paths: TOP_PATHS }), ...read(threads) },
+      }
+    }
+    if (isSmall(source, options))
+      return run(inProcess(this.simulator, zoneId, await this.simulator.fields(zoneId)), 0)
     const threads = options.threads ?? defaultThreads()
     return this.withCredentialsCopy(async (credentialsFile) => {
       const pool = await ReplayPool.start({
@@ -344,15 +473,7 @@ export class ReplayRunner {
         threads,
       })
       try {
-        hooks.onOpened?.()
-        const tally = new ReplayTally({ results: options.results === true })
-        const evaluator = options.record === true ? recording(pool, this.simulator, zoneId) : pool
-        const run = await runWithHooks(input, evaluator, tally, source, hooks, options.trace)
-        if (run === undefined) return { cancelled: true }
-        return {
-          cancelled: false,
-          summary: { ...tally.summary({ paths: TOP_PATHS }), ...run(threads) },
-        }
+        return await run(pool, threads)
       } finally {
         await pool.close()
       }
@@ -369,32 +490,32 @@ export class ReplayRunner {
     options: Omit<ReplayRunOptions, 'record' | 'trace'>,
     hooks: ReplayRunHooks = {},
   ): Promise<RunAnswer<StreamedComparison>> {
+    const generated =
+      (await this.simulator.configuration(zoneId, 'new')).generatedEntrypoint !== undefined
+    const input = await openReplayInput(source.chunks, options)
+    const run = async (evaluator: ReplayEvaluator, threads: number) => {
+      const intake = new ComparisonIntake(
+        generated ? 'generated' : 'entrypoint',
+        hooks.verdicts,
+        options.results !== false,
+      )
+      hooks.onOpened?.()
+      // The intake writes the compared requests; runReplay writes none.
+      const read = await runWithHooks(input, evaluator, intake, source, {
+        ...hooks,
+        verdicts: undefined,
+      })
+      if (read === undefined) return { cancelled: true as const }
+      return { cancelled: false as const, summary: { ...intake.comparison(), ...read(threads) } }
+    }
+    if (isSmall(source, options)) return run(comparingInProcess(this.simulator, zoneId), 0)
     const perProduct = Math.max(1, Math.floor((options.threads ?? defaultThreads()) / 2))
     return this.withCredentialsCopy(async (credentialsFile) => {
       const previous = await this.pool(zoneId, 'previous', perProduct, credentialsFile)
       try {
-        const generated =
-          (await this.simulator.configuration(zoneId, 'new')).generatedEntrypoint !== undefined
         const next = await this.pool(zoneId, 'new', perProduct, credentialsFile)
         try {
-          const input = await openReplayInput(source.chunks, options)
-          const intake = new ComparisonIntake(
-            generated ? 'generated' : 'entrypoint',
-            hooks.verdicts,
-            options.results !== false,
-          )
-          hooks.onOpened?.()
-          const evaluator = comparing(previous, next)
-          // The intake writes the compared requests; runReplay writes none.
-          const run = await runWithHooks(input, evaluator, intake, source, {
-            ...hooks,
-            verdicts: undefined,
-          })
-          if (run === undefined) return { cancelled: true }
-          return {
-            cancelled: false,
-            summary: { ...intake.comparison(), ...run(perProduct * 2) },
-          }
+          return await run(comparing(previous, next), perProduct * 2)
         } finally {
           await next.close()
         }
@@ -453,7 +574,7 @@ export async function answerReplay<S extends { requests: number }>(
   const totalBytes = declaredLength(request)
   try {
     const answer = await work(
-      { chunks: bodyChunks(request), ...(totalBytes === undefined ? {} : { totalBytes }) },
+      { chunks: replayBody(request), ...(totalBytes === undefined ? {} : { totalBytes }) },
       {
         signal: controller.signal,
         ...(verdictLines ? { verdicts: lineWriter(reply, start) } : {}),

@@ -153,6 +153,11 @@ export class Simulator {
     return this.gather(zoneId, variant)
   }
 
+  /** The Rules fields the zone's rules read, as configured now. */
+  async fields(zoneId: string): Promise<readonly string[]> {
+    return (await this.compiledZone(zoneId)).zone.fields
+  }
+
   /** Runs `work` with a lookup in the credential database (only whole pairs count as exposed). */
   private withCredentials<R>(
     work: (lookup: (username: string, password: string) => 'pair' | undefined) => R,

@@ -234,7 +234,7 @@ export interface ReplayInputSummary {
   skipped: number
   /** the Rules fields the zone's rules read that some request's log did not carry */
   lacked_fields: string[]
-  /** the worker threads that evaluated it */
+  /** the worker threads that evaluated it (0: the service's own, for an input up to 1 MiB) */
   threads: number
 }
 

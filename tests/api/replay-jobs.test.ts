@@ -75,7 +75,8 @@ describe('replay jobs', () => {
     const zone = await zoneExecuting(running, [GENERAL])
     const text = traffic(3000)
     const file = fileOf('day.ndjson', text)
-    const started = await running.call(workbench(zone, 'replays'), post({ file }))
+    // in the worker pool (two threads asked); the upload below runs on the main thread (small)
+    const started = await running.call(`${workbench(zone, 'replays')}?threads=2`, post({ file }))
     expect(started.status).toBe(202)
     expect(started.body.result).toMatchObject({ zone_id: zone, kind: 'replay', source: file })
     const id = started.body.result.id
@@ -95,6 +96,7 @@ describe('replay jobs', () => {
       bytes: text.length,
       skipped: 0,
       lacked_fields: [],
+      threads: 2,
     })
     expect(job.summary.outcomes.blocked).toBe(1000)
 
@@ -124,7 +126,7 @@ describe('replay jobs', () => {
     expect(lines).toEqual(verdicts)
     expect(envelope.result.outcomes).toEqual(job.summary.outcomes)
     expect(envelope.result.rules).toEqual(job.summary.rules)
-  })
+  }, 120_000)
 
   it('refuses a path that is not a readable regular file with 400, keeping no job', async () => {
     const zone = await zoneExecuting(running, [GENERAL])
@@ -208,13 +210,22 @@ describe('compare jobs', () => {
     const zone = (await newZone(running, { plan: 'pro', waf_product: 'previous' })).id
     const text = traffic(600)
     const file = fileOf('compare.ndjson', text)
-    const started = await running.call(workbench(zone, 'waf_migration/compares'), post({ file }))
+    // two pools, one thread each; the direct compare below runs on the main thread (small)
+    const started = await running.call(
+      `${workbench(zone, 'waf_migration/compares')}?threads=2`,
+      post({ file }),
+    )
     expect(started.status).toBe(202)
     const { job } = await finished(
       workbench(zone, `waf_migration/compares/${started.body.result.id}`),
     )
     expect(job).toMatchObject({ kind: 'compare', state: 'done' })
-    expect(job.summary).toMatchObject({ requests: 600, format: 'requests', skipped: 0 })
+    expect(job.summary).toMatchObject({
+      requests: 600,
+      format: 'requests',
+      skipped: 0,
+      threads: 2,
+    })
     // counted, not held: the compared requests are the job's verdicts
     expect(job.summary.results).toEqual([])
     const direct = await running.call(workbench(zone, 'waf_migration/compare'), {
@@ -232,5 +243,5 @@ describe('compare jobs', () => {
     expect(compared.filter((r) => r.differs)).toHaveLength(job.summary.differences)
     // one family's job is not the other's
     expect((await running.call(workbench(zone, `replays/${job.id}`))).status).toBe(404)
-  })
+  }, 120_000)
 })

@@ -136,28 +136,31 @@ export const replayJobRoutes: FastifyPluginAsyncTypebox<{
   for (const { path, kind } of FAMILIES) {
     await app.register(async (uploads) => {
       acceptReplayStreams(uploads)
-      uploads
-        .withTypeProvider<TypeBoxTypeProvider>()
-        .post(
-          `/zones/:zone_id/${path}`,
-          { schema: { params: ZoneParams, querystring: ReplayInputQuery } },
-          async (request, reply) => {
-            const zoneId = request.params.zone_id
-            await zones.get(zoneId)
-            const input = await jobInput(request)
-            const options = {
-              ...replayInputOptions(request.query),
-              ...(input.format === undefined ? {} : { format: input.format }),
-              ...(input.host === undefined ? {} : { host: input.host }),
-            }
-            const job = await jobs.start(zoneId, kind, input.name, (work) =>
-              kind === 'replay'
-                ? replays.replay(zoneId, input.source, options, work)
-                : replays.compare(zoneId, input.source, { ...options, results: false }, work),
-            )
-            return reply.code(202).send(ok(job))
-          },
-        )
+      uploads.withTypeProvider<TypeBoxTypeProvider>().post(
+        `/zones/:zone_id/${path}`,
+        {
+          // The headless shell's page sends the file it picked as the body itself, with its
+          // session (README.md#security-model): a bridge call would read it into the page.
+          config: { access: 'session' },
+          schema: { params: ZoneParams, querystring: ReplayInputQuery },
+        },
+        async (request, reply) => {
+          const zoneId = request.params.zone_id
+          await zones.get(zoneId)
+          const input = await jobInput(request)
+          const options = {
+            ...replayInputOptions(request.query),
+            ...(input.format === undefined ? {} : { format: input.format }),
+            ...(input.host === undefined ? {} : { host: input.host }),
+          }
+          const job = await jobs.start(zoneId, kind, input.name, (work) =>
+            kind === 'replay'
+              ? replays.replay(zoneId, input.source, options, work)
+              : replays.compare(zoneId, input.source, { ...options, results: false }, work),
+          )
+          return reply.code(202).send(ok(job))
+        },
+      )
     })
 
     app.get(`/zones/:zone_id/${path}`, { schema: { params: ZoneParams } }, async (request) => {

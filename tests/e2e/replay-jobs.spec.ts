@@ -1,0 +1,97 @@
+// Replays run by the service from the Replay screen: the picked file is sent as it is (the page
+// never reads it), the job goes on while the screen is left, and coming back finds its result;
+// a long one can be cancelled.
+
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { expect, test, type Workbench } from './fixtures'
+
+const GENERAL = 'efb7b8c949ac4650a09736fc376e9aee'
+
+async function zoneExecutingGeneral(workbench: Workbench): Promise<string> {
+  const headers = {
+    authorization: `Bearer ${workbench.token}`,
+    'content-type': 'application/json',
+  }
+  const zone = await fetch(`${workbench.api}/zones`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ name: 'jobs.example.com', plan: 'pro' }),
+  }).then((r) => r.json())
+  const deployed = await fetch(
+    `${workbench.api}/zones/${zone.result.id}/rulesets/phases/http_request_firewall_managed/entrypoint`,
+    {
+      method: 'PUT',
+      headers,
+      body: JSON.stringify({
+        rules: [{ action: 'execute', expression: 'true', action_parameters: { id: GENERAL } }],
+      }),
+    },
+  ).then((r) => r.json())
+  expect(deployed.success).toBe(true)
+  return zone.result.id as string
+}
+
+/** `count` requests, every third an attack the general ruleset blocks. */
+function traffic(count: number): string {
+  let text = ''
+  for (let i = 0; i < count; i++) {
+    const query = i % 3 === 0 ? '?file=../../etc/passwd' : `?n=${i}`
+    text += `${JSON.stringify({ method: 'GET', url: `https://jobs.example.com/p${i % 7}${query}` })}\n`
+  }
+  return text
+}
+
+let dir: string
+test.beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'zw-e2e-replay-jobs-'))
+})
+test.afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+test('a replay in the service goes on while the screen is left, and its result is there on return', async ({
+  page,
+  workbench,
+}) => {
+  await zoneExecutingGeneral(workbench)
+  const file = join(dir, 'day.ndjson')
+  writeFileSync(file, traffic(900))
+
+  await page.goto(`${workbench.ui}#/replay`)
+  await expect(page.getByLabel('Zone')).toHaveValue(/^[0-9a-f]{32}$/)
+  await page.getByLabel('Traffic file').setInputFiles(file)
+  await page.getByRole('button', { name: 'Replay in the service' }).click()
+  const jobs = page.getByRole('table', { name: 'Replay jobs' })
+  await expect(jobs.getByRole('row')).toHaveCount(2)
+
+  await page.goto(`${workbench.ui}#/simulator`)
+  await expect(page.getByRole('button', { name: 'Replay in the service' })).toHaveCount(0)
+  await page.goto(`${workbench.ui}#/replay`)
+
+  await expect(jobs.getByRole('row').nth(1)).toContainText('done', { timeout: 30_000 })
+  await expect(page.getByRole('status').filter({ hasText: 'in the service' })).toHaveText(
+    '900 requests replayed in the service (requests)',
+  )
+  await expect(page.getByRole('img', { name: /^Outcomes of 900 requests/ })).toHaveAttribute(
+    'aria-label',
+    /Blocked: 300/,
+  )
+  await page.screenshot({ path: 'test-results/e2e/replay-jobs.png', fullPage: true })
+})
+
+test('a running replay in the service can be cancelled', async ({ page, workbench }) => {
+  await zoneExecutingGeneral(workbench)
+  const file = join(dir, 'long.ndjson')
+  writeFileSync(file, traffic(400_000))
+
+  await page.goto(`${workbench.ui}#/replay`)
+  await expect(page.getByLabel('Zone')).toHaveValue(/^[0-9a-f]{32}$/)
+  await page.getByLabel('Traffic file').setInputFiles(file)
+  await page.getByRole('button', { name: 'Replay in the service' }).click()
+  const row = page.getByRole('table', { name: 'Replay jobs' }).getByRole('row').nth(1)
+  // The job shows once the service has its workers ready, while the page still uploads.
+  await expect(row).toContainText('running', { timeout: 30_000 })
+  await row.getByRole('button', { name: 'Cancel' }).click()
+  await expect(row).toContainText('cancelled')
+  await expect(row.getByRole('button', { name: 'Remove' })).toBeVisible()
+})
