@@ -1,7 +1,10 @@
 // Detection and false-positive rates of the managed catalog on the traffic corpus
 // (tests/fixtures/traffic/attacks.ndjson and benign.ndjson), through the engine: the general
-// managed ruleset alone, OWASP alone at paranoia levels 1..4 × anomaly thresholds 25/40/60, and
-// both together. A request counts as detected when the engine blocks or challenges it.
+// managed ruleset alone, OWASP alone at paranoia levels 1..4 × anomaly thresholds 25/40/60 and
+// CRS's own threshold 5, and both together. A request counts as detected when the engine blocks
+// or challenges it. The OWASP rows are also measured on the CRS corpus (tests/fixtures/crs: CRS's
+// regression tests as attacks, its benign requests), beside what ModSecurity running CRS 3.3.4
+// gave the same requests (the golden files: flagged when its score reaches the threshold).
 //
 //   npx tsx scripts/detection-rates.ts
 //
@@ -17,6 +20,12 @@ import { ManagedCatalog, readCatalogFiles } from '../src-main/zones/rulesets/cat
 import { readLegacyCatalog } from '../src-main/zones/previous-waf/catalog'
 import { enginePreviousWaf } from '../src-main/zones/previous-waf/engine-input'
 import { DEFAULT_SETTINGS } from '../src-main/zones/previous-waf/store'
+import {
+  describeRequest,
+  readCorpus,
+  readGolden,
+  type CorpusRecord,
+} from '../tests/unit/crs/corpus'
 
 const ROOT = resolve(import.meta.dirname, '..')
 
@@ -25,6 +34,8 @@ export const OWASP = '4814384a9e5d4991b9815dcfc25d2f1f'
 export const OWASP_ANOMALY_RULE = '6179ae15870a4bb7b2d480d4843b323c'
 export const PARANOIA_LEVELS = [1, 2, 3, 4] as const
 export const THRESHOLDS = [25, 40, 60] as const
+/** CRS's own inbound anomaly threshold (crs-setup.conf's default) */
+export const CRS_THRESHOLD = 5
 
 export interface Deployment {
   ruleset: string
@@ -79,7 +90,7 @@ export function configurations(): Configuration[] {
   return [
     { name: 'General managed ruleset', deployments: [{ ruleset: GENERAL }] },
     ...PARANOIA_LEVELS.flatMap((level) =>
-      THRESHOLDS.map((threshold) => owaspConfiguration(level, threshold)),
+      [...THRESHOLDS, CRS_THRESHOLD].map((threshold) => owaspConfiguration(level, threshold)),
     ),
     {
       name: 'General + OWASP PL1, threshold 40 (defaults)',
@@ -172,22 +183,95 @@ export function createMeasurer(): (configuration: Configuration) => Rates {
   }
 }
 
+/** A configuration's OWASP paranoia level and threshold, when it deploys OWASP alone. */
+function owaspAlone(
+  configuration: Configuration,
+): { level: number; threshold: number } | undefined {
+  const [only, ...rest] = configuration.deployments
+  if (only?.ruleset !== OWASP || rest.length > 0) return undefined
+  const disabled = (only.overrides?.categories ?? []).filter((c) => c.enabled === false).length
+  const threshold = only.overrides?.rules?.find((r) => r.id === OWASP_ANOMALY_RULE)?.score_threshold
+  return threshold === undefined ? undefined : { level: 4 - disabled, threshold }
+}
+
+/** Rates on the CRS corpus: ours through the engine, and the reference's from its golden files. */
+export interface CrsCorpusRates {
+  ours: Rates
+  reference: Rates
+}
+
+/**
+ * The measure of OWASP configurations on the CRS corpus: the requests the reference scored
+ * (Apache answered the rest itself) that a request description can carry.
+ */
+export function createCrsCorpusMeasurer(): (
+  configuration: Configuration,
+) => CrsCorpusRates | undefined {
+  const catalog = new ManagedCatalog(readCatalogFiles(resolve(ROOT, 'resources')))
+  const { regression, benign } = readCorpus()
+  const golden = PARANOIA_LEVELS.map((level) => readGolden(level))
+  const scored = (records: CorpusRecord[]) =>
+    records.filter((r) => r.wb_ok && golden.every((g) => (g.get(r.id)?.score ?? null) !== null))
+  const sets = [scored(regression), scored(benign)].map((records) =>
+    records.map((record) => ({ id: record.id, ctx: requestContext(describeRequest(record)) })),
+  )
+  const [attacks, ordinary] = sets as [(typeof sets)[number], (typeof sets)[number]]
+  const credentials = () => undefined
+  return (configuration) => {
+    const owasp = owaspAlone(configuration)
+    if (owasp === undefined) return undefined
+    const zone = compileZone({
+      zoneEntrypoint: entrypoint(configuration.deployments),
+      firewallRules: [],
+      resolveRuleset: (id, version) => catalog.resolve(id, version),
+    })
+    const caught = ({ ctx }: (typeof attacks)[number]) =>
+      zone.evaluate(ctx, { credentials, trace: false }).outcome !== 'passed'
+    const flagged = ({ id }: (typeof attacks)[number]) =>
+      golden[owasp.level - 1]!.get(id)!.score! >= owasp.threshold
+    const rates = (test: (request: (typeof attacks)[number]) => boolean): Rates => {
+      const detected = attacks.filter(test).length
+      const falsePositives = ordinary.filter(test).length
+      return {
+        name: configuration.name,
+        attacks: attacks.length,
+        detected,
+        benign: ordinary.length,
+        falsePositives,
+        detectionRate: detected / attacks.length,
+        falsePositiveRate: falsePositives / ordinary.length,
+      }
+    }
+    return { ours: rates(caught), reference: rates(flagged) }
+  }
+}
+
 const percent = (rate: number) => `${(rate * 100).toFixed(1)}%`
 
-export function markdownTable(rows: Rates[]): string {
+const cell = (rate: number, count: number, of: number) => `${percent(rate)} (${count}/${of})`
+
+/** Our corpus, and for OWASP alone the CRS corpus, ours beside the reference's. */
+export function detectionTable(rows: [Rates, CrsCorpusRates | undefined][]): string {
   const lines = [
-    '| configuration | detection rate | false-positive rate |',
-    '| --- | ---: | ---: |',
-    ...rows.map(
-      (r) =>
-        `| ${r.name} | ${percent(r.detectionRate)} (${r.detected}/${r.attacks}) | ` +
-        `${percent(r.falsePositiveRate)} (${r.falsePositives}/${r.benign}) |`,
-    ),
+    '| configuration | detection | false positives | CRS corpus: detection | false positives | ModSecurity: detection | false positives |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...rows.map(([r, crs]) => {
+      const ours = `${cell(r.detectionRate, r.detected, r.attacks)} | ${cell(r.falsePositiveRate, r.falsePositives, r.benign)}`
+      if (crs === undefined) return `| ${r.name} | ${ours} | | | | |`
+      const pair = (x: Rates) =>
+        `${cell(x.detectionRate, x.detected, x.attacks)} | ${cell(x.falsePositiveRate, x.falsePositives, x.benign)}`
+      return `| ${r.name} | ${ours} | ${pair(crs.ours)} | ${pair(crs.reference)} |`
+    }),
   ]
   return lines.join('\n')
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const measure = createMeasurer()
-  console.log(markdownTable(configurations().map(measure)))
+  const measureCrs = createCrsCorpusMeasurer()
+  console.log(
+    detectionTable(
+      configurations().map((c): [Rates, CrsCorpusRates | undefined] => [measure(c), measureCrs(c)]),
+    ),
+  )
 }
