@@ -2,6 +2,7 @@
 // its filter, deleting a filter, the Security events' details, breakdowns and export, the Objects
 // table browser and the search of long managed rule lists.
 
+import { readFileSync } from 'node:fs'
 import { expect, test, type Workbench } from './fixtures'
 
 /** The service's API as a script calls it: `path` under /client/v4, or under /workbench/v1. */
@@ -164,4 +165,34 @@ test("Objects: browse a zone object's table, a page of rows at a time", async ({
   await expect(rows.getByRole('row')).toHaveCount(11)
   await expect(rows).toContainText('ip.src eq 192.0.2.60')
   await expect(page.getByRole('button', { name: 'Next rows' })).toBeDisabled()
+})
+
+test('Managed rules: search the 142 rules, shown 50 at a time', async ({ page, workbench }) => {
+  const general = 'efb7b8c949ac4650a09736fc376e9aee'
+  const catalog = JSON.parse(
+    readFileSync(`resources/managed-rulesets/${general}.json`, 'utf8'),
+  ) as { name: string; rules: { description: string; categories: string[] }[] }
+  await client(workbench).vendor('/zones', 'POST', { name: 'rules.example' })
+
+  await page.goto(`${workbench.ui}#/managed-rules`)
+  await page.getByRole('button', { name: `Deploy ${catalog.name}` }).click()
+  const editor = page.getByRole('region', { name: `Configure ${catalog.name}` })
+  const rows = editor.getByRole('table', { name: 'Managed rules' }).locator('tbody tr')
+  await expect(rows).toHaveCount(50)
+  await expect(editor.getByRole('combobox', { name: /^Action override for/ })).toHaveCount(50)
+  const pages = editor.getByRole('navigation', { name: 'Pages of rules' })
+  await expect(pages).toContainText('Page 1 of 3')
+  await pages.getByRole('button', { name: 'Next page' }).click()
+  await pages.getByRole('button', { name: 'Next page' }).click()
+  await expect(pages).toContainText('Page 3 of 3')
+  await expect(rows).toHaveCount(catalog.rules.length - 100)
+
+  const search = editor.getByRole('searchbox', { name: 'Search rules' })
+  await search.fill('wordpress')
+  const wordpress = catalog.rules.filter((rule) => rule.categories.includes('wordpress'))
+  await expect(rows).toHaveCount(wordpress.length)
+  await expect(pages).toBeHidden()
+  const last = catalog.rules[catalog.rules.length - 1]!
+  await search.fill(last.description)
+  await expect(rows.first()).toContainText(last.description)
 })
