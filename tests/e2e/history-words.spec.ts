@@ -1,0 +1,86 @@
+// History in words (issue 19): three changes to a zone read as what they did, a point compared
+// with now shows the configuration's diff, a restore names the point it went back to, and a point
+// from before a migration that cannot be undone is not offered for restore, with the reason.
+
+import { expect, test } from './fixtures'
+
+const OWASP = '4814384a9e5d4991b9815dcfc25d2f1f'
+const MANAGED_ENTRYPOINT = 'rulesets/phases/http_request_firewall_managed/entrypoint'
+
+test('history says what changed, compares a point with now, and offers only restores that can happen', async ({
+  page,
+  workbench,
+}) => {
+  const call = (url: string, init: { method?: string; json?: unknown } = {}) =>
+    fetch(url, {
+      method: init.method ?? 'GET',
+      headers: { authorization: `Bearer ${workbench.token}`, 'content-type': 'application/json' },
+      ...(init.json === undefined ? {} : { body: JSON.stringify(init.json) }),
+    }).then((r) => r.json())
+  const api = (path: string, init?: { method?: string; json?: unknown }) =>
+    call(`${workbench.api}${path}`, init)
+  const workbenchApi = (path: string, init?: { method?: string; json?: unknown }) =>
+    call(`${new URL(workbench.api).origin}/workbench/v1${path}`, init)
+
+  const id = (await api('/zones', { method: 'POST', json: { name: 'words.example', plan: 'pro' } }))
+    .result.id
+  await api(`/zones/${id}/${MANAGED_ENTRYPOINT}`, {
+    method: 'PUT',
+    json: { rules: [{ action: 'execute', expression: 'true', action_parameters: { id: OWASP } }] },
+  })
+  await workbenchApi(`/zones/${id}/rename`, { method: 'POST', json: { name: 'worded.example' } })
+  await api(`/zones/${id}`, { method: 'PATCH', json: { paused: true } })
+
+  // A zone whose migration off the previous WAF has begun: earlier points cannot be restored.
+  const migrating = (
+    await api('/zones', {
+      method: 'POST',
+      json: { name: 'migrating.example', plan: 'enterprise', waf_product: 'previous' },
+    })
+  ).result.id
+  const config = (await api(`/zones/${migrating}/waf_migration/config?phase_two=1`)).result
+  await api(`/zones/${migrating}/${MANAGED_ENTRYPOINT}?waf_migration=pending&phase_two=1`, {
+    method: 'PUT',
+    json: config,
+  })
+
+  await page.goto(`${workbench.ui}#/history`)
+  await page.getByLabel('Zone', { exact: true }).selectOption({ label: 'worded.example' })
+  const points = page.getByRole('list', { name: 'Points in history' }).getByRole('listitem')
+  await expect(points).toHaveCount(4)
+  await expect(points.nth(0)).toContainText('Zone paused: false → true')
+  await expect(points.nth(1)).toContainText('Renamed the zone to worded.example')
+  await expect(points.nth(2)).toContainText('Deployed Cloudflare OWASP Core Ruleset')
+  await expect(points.nth(3)).toContainText('Zone words.example created (pro plan)')
+
+  // The zone as created against now: the three changes, and the diff of its configuration.
+  await points.nth(3).getByRole('button', { name: 'Compare with now' }).click()
+  const comparison = page.getByRole('region', { name: /to now$/ })
+  await expect(comparison.getByRole('heading')).toBeFocused()
+  const diff = comparison.getByLabel('Configuration diff, then against now')
+  await expect(diff).toContainText('removed: "paused": false')
+  await expect(diff).toContainText('added: "paused": true')
+  await expect(diff).toContainText('added: "name": "worded.example"')
+  await expect(diff).toContainText(OWASP)
+  await page.screenshot({ path: 'test-results/e2e/history-words-diff.png', fullPage: true })
+  await comparison.getByRole('button', { name: 'Close comparison' }).click()
+  await expect(comparison).toHaveCount(0)
+
+  // A restore reads as the point it went back to.
+  await points.nth(2).getByRole('button', { name: 'Restore to here' }).click()
+  await page.getByRole('dialog').getByRole('button', { name: 'Restore' }).click()
+  await expect(points.nth(0)).toContainText(
+    /Restored to the point of .+ ‘Deployed Cloudflare OWASP Core Ruleset’/,
+  )
+
+  // The zone whose migration has begun: earlier points cannot be restored.
+  await page.getByLabel('Zone', { exact: true }).selectOption({ label: 'migrating.example' })
+  await expect(points.nth(0)).toContainText('WAF migration started')
+  const created = points.filter({ hasText: 'Zone migrating.example created' })
+  const restoreCreated = created.getByRole('button', { name: 'Restore to here' })
+  await expect(restoreCreated).toBeDisabled()
+  await expect(restoreCreated).toHaveAccessibleDescription(
+    /before the zone began its migration to WAF managed rulesets/,
+  )
+  await page.screenshot({ path: 'test-results/e2e/history-words-migration.png', fullPage: true })
+})
