@@ -218,11 +218,35 @@ test('every screen, empty, filled and in error, at 1024×700 and 1920×1080', as
   await expect(page.locator('.error, [role="alert"], .cm-lintRange-error').first()).toBeVisible()
   findings.push(...(await check(page, info, 'expressions-error')))
 
-  // Every zone screen on a zone that does not exist answers the API's refusal.
-  for (const screen of SCREENS.filter((s) => zoneHash(s, 'x').startsWith('#/zones/'))) {
-    await open(page, `#/zones/0123456789abcdef0123456789abcdef/${screen}`, loaded)
-    findings.push(...(await check(page, info, `${screen}-unknown-zone`)))
-  }
+  await open(page, zoneHash('firewall-rules', zoneId), loaded)
+  await page.getByRole('textbox', { name: 'Rule expression' }).fill('ip.src in {1.2.3')
+  await expect(page.locator('.cm-lintRange-error, [role="alert"]').first()).toBeVisible()
+  findings.push(...(await check(page, info, 'firewall-rules-error')))
+
+  // Managed rules with a deployment open (its table of every rule), then a refused save.
+  await open(page, zoneHash('managed-rules', zoneId), loaded)
+  await page
+    .getByRole('button', { name: /^Configure / })
+    .first()
+    .click()
+  const editor = page.getByRole('region', { name: /^Configure / })
+  await expect(editor.getByRole('table', { name: 'Managed rules' })).toBeVisible()
+  findings.push(...(await check(page, info, 'managed-rules-configured')))
+  await editor.getByLabel('Payload logging public key').fill('not-a-key')
+  await editor.getByLabel('Payload logging public key').press('Tab')
+  await page.getByRole('button', { name: 'Save', exact: true }).click()
+  await expect(page.getByRole('alert').filter({ hasText: 'public_key' })).toBeVisible()
+  findings.push(...(await check(page, info, 'managed-rules-error')))
+
+  // Production: a remote the workbench refuses before connecting (plain http off loopback).
+  await page.evaluate(() => (location.hash = '#/production'))
+  await page.getByRole('button', { name: 'Discard changes' }).click()
+  await open(page, '#/production', loaded)
+  await page.getByLabel('API base URL').fill('http://api.example.com/client/v4')
+  await page.getByLabel('API token').fill('not-a-token')
+  await page.getByRole('button', { name: 'Pull from remote' }).click()
+  await expect(page.getByRole('alert').first()).toBeVisible()
+  findings.push(...(await check(page, info, 'production-error')))
 
   expect(findings).toEqual([])
 })
