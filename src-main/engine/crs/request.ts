@@ -361,6 +361,10 @@ export function crsRequestOf(ctx: EvaluationContext): CrsRequest {
   const line = ctx.fields[RAW_REQUEST_LINE]
   // A body travels with its length (RFC 9112 §6): a description that leaves it out means it.
   // With Transfer-Encoding, Apache drops Content-Length (RFC 9112 §6.3), as ModSecurity sees.
+  // An HTTP/1.1 request names its host in Host (RFC 9112 §3.2): a description whose URL names
+  // one and whose headers do not was sent with it, as the simulator's requests are.
+  const host = stringField(ctx, 'http.host')
+  if (host !== '' && !merged.has('host')) merged.set('host', ['Host', host])
   if (merged.has('transfer-encoding')) merged.delete('content-length')
   else if (body.length > 0 && !merged.has('content-length'))
     merged.set('content-length', ['Content-Length', String(body.length)])
