@@ -193,6 +193,17 @@ test('every screen, empty, filled and in error, at 1024×700 and 1920×1080', as
     findings.push(...(await check(page, info, `${screen}-filled`)))
   }
 
+  // A zone on the previous product: the migration wizard, and Managed rules as it stands there.
+  const legacy = await call(workbench, 'POST', '/zones', {
+    name: 'legacy.example.com',
+    plan: 'business',
+    waf_product: 'previous',
+  })
+  for (const screen of ['migration', 'managed-rules', 'firewall-rules'] as const) {
+    await open(page, zoneHash(screen, legacy.id), loaded)
+    findings.push(...(await check(page, info, `${screen}-previous-product`)))
+  }
+
   // The Simulator's result: the outcome, its events and the trace.
   await open(page, zoneHash('simulator', zoneId), loaded)
   await page.getByLabel('URL').fill('https://shop.example.com/admin')
