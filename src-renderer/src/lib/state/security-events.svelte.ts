@@ -54,6 +54,9 @@ interface EventFilters {
   path: string
   range: TimeRangeId
   limit: number
+  /** absent from drafts kept before these filters existed */
+  country?: string
+  clientIp?: string
 }
 const FILTERS_DRAFT = 'events'
 
@@ -92,17 +95,15 @@ export class SecurityEventsState {
     ),
   )
 
-  /** Filters by one value of an event's field, as a click on a breakdown's entry does. */
+  /** Filters by one value of an event's field, as a click on a breakdown's entry does; applied. */
   async filterBy(key: EventFilterKey, value: string): Promise<void> {
     if (key === 'country') this.country = value
-    else if (key === 'client_ip') this.clientIp = value
-    else {
-      if (key === 'action') this.action = value
-      if (key === 'rule_id') this.ruleId = value
-      if (key === 'host') this.host = value
-      if (key === 'path') this.path = value
-      await this.refresh()
-    }
+    if (key === 'client_ip') this.clientIp = value
+    if (key === 'action') this.action = value
+    if (key === 'rule_id') this.ruleId = value
+    if (key === 'host') this.host = value
+    if (key === 'path') this.path = value
+    await this.refresh()
   }
 
   /** The shown events as a file: CSV with a column per field, or JSON as the route answers them. */
@@ -130,6 +131,8 @@ export class SecurityEventsState {
       this.path = kept.path
       this.range = kept.range
       this.limit = kept.limit
+      this.country = kept.country ?? ''
+      this.clientIp = kept.clientIp ?? ''
     }
     await this.refresh()
   }
@@ -138,8 +141,17 @@ export class SecurityEventsState {
   async refresh(): Promise<void> {
     const zoneId = this.choice.zoneId
     if (zoneId === null) return
-    const { action, ruleId, host, path, range, limit } = this
-    keepDraft(FILTERS_DRAFT, zoneId, { action, ruleId, host, path, range, limit })
+    const { action, ruleId, host, path, range, limit, country, clientIp } = this
+    keepDraft(FILTERS_DRAFT, zoneId, {
+      action,
+      ruleId,
+      host,
+      path,
+      range,
+      limit,
+      country,
+      clientIp,
+    })
     const until = Date.now()
     const span = TIME_RANGES.find((range) => range.id === this.range)?.span ?? null
     const since = span === null ? null : until - span

@@ -142,13 +142,20 @@ describe('SecurityEventsState tools', () => {
     await state.filterBy('country', 'DE')
     expect(state.shown.map((event) => event.client_ip)).toEqual(['198.51.100.2'])
     expect(state.events).toHaveLength(2)
+
+    // Applied filters are kept for the zone, the country too.
+    const reopened = new events.SecurityEventsState()
+    await reopened.select(zoneId)
+    expect(reopened.country).toBe('DE')
+    expect(reopened.shown.map((event) => event.client_ip)).toEqual(['198.51.100.2'])
   })
 
   it('exports the shown events as CSV and as JSON', async () => {
     const state = new events.SecurityEventsState()
     await state.select(zoneId)
-    // The rule filter set above is kept for the zone; this export is of every rule's events.
+    // The filters set above are kept for the zone; this export is of every rule's events.
     await state.filterBy('rule_id', '')
+    await state.filterBy('country', '')
     await state.filterBy('client_ip', '198.51.100.1')
     const csv = state.exportFile('csv')
     expect(csv.suggestedName).toBe(`security-events-${zoneId}.csv`)
