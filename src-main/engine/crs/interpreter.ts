@@ -10,20 +10,16 @@
 //     arguments adds its score twice, as ModSecurity 2 does;
 //   - a chained rule runs once when the rule before it matched; skipAfter acts when the whole chain
 //     matched, jumping past its marker.
-// Compiled once per plan; a request's collections are built on first use.
+// Compiled once per plan (compiled-rule.ts); a request's collections are built on first use
+// (request-collections.ts).
 
-import { compileOperator, compileOperatorTest } from './operators'
-import { isMarker, type CrsBundle, type CrsRule, type CrsSetvar, type CrsVariable } from './program'
-import {
-  parseArguments,
-  parseCookies,
-  parseJson,
-  parseMultipart,
-  parseXml,
-  type CrsRequest,
-  type Entry,
-} from './request'
-import { transformation, type Transformation } from './transformations'
+import { compileRule, DYNAMIC, SCORE_VARIABLE, type CompiledRule } from './compiled-rule'
+import { templateOf } from './macros'
+import { compileOperatorTest } from './operators'
+import { isMarker, type CrsBundle, type CrsSetvar, type CrsVariable } from './program'
+import type { CrsRequest, Entry } from './request'
+import { RequestCollections } from './request-collections'
+import { reportsChange } from './transformation-changes'
 
 /** What a scoring rule did to one request, for the trace. */
 export interface CrsMatch {
@@ -52,62 +48,12 @@ export interface CrsRunOptions {
   disabled: ReadonlySet<number>
 }
 
-type Operator = (value: string) => string[] | undefined
-/** A negated operator's question: only whether it matches, never what. */
-type OperatorTest = (value: string) => boolean
-
-interface CompiledRule {
-  rule: CrsRule
-  /** the starter's id (for %{rule.id} in the chain too) */
-  id: number | undefined
-  transformations: readonly Transformation[]
-  /** each prefix of the transformation chain: its slot in the transformation cache */
-  prefixSlots: number[]
-  operator: (parameter: string) => Operator
-  /** the operator when its parameter has no macros, compiled once */
-  fixedOperator: Operator | undefined
-  /** the same as a test, for a negated operator (whose captures nobody reads) */
-  fixedTest: OperatorTest | undefined
-  /** `:/regex/` selectors: whether a key is selected */
-  keyPatterns: Map<string, (key: string) => boolean>
-  chain: CompiledRule | undefined
-  /** where skipAfter goes: the index after the marker in this phase */
-  skipTo: number | undefined
-  /** the level of the anomaly score this rule (or its chain) adds to */
-  scoringLevel: number | undefined
-  /** the rule's target list: rules with the same list share its expansion (a cache slot) */
-  targetsSlot: number
-  /** the target list and the transformation chain: rules with the same both share values */
-  transformedSlot: number
-  /** whether a target reads what rules change (TX, MATCHED_VAR…), so cannot be shared */
-  dynamicTargets: boolean
-  /** each target: the same target in another rule shares its values */
-  variableSlots: number[]
-  /** a rule reading one TX variable (`TX:paranoia_level`): its key, lower-cased, and name */
-  txKey: string | undefined
-  txName: string | undefined
-}
-
-/** Collections that rules change as they run: never shared between rules. */
-const DYNAMIC = new Set([
-  'TX',
-  'MATCHED_VAR',
-  'MATCHED_VAR_NAME',
-  'MATCHED_VARS',
-  'MATCHED_VARS_NAMES',
-  'REQBODY_PROCESSOR',
-])
-
 interface Phase {
   rules: (CompiledRule | undefined)[]
 }
 
-/** Parameters compiled and kept per rule (those with macros vary by request). */
-const OPERATOR_CACHE_LIMIT = 16
 /** Keys whose selection by a `:/regex/` is remembered, per selector. */
 const KEY_ANSWERS_LIMIT = 4096
-
-const SCORE_VARIABLE = /^(?:inbound_)?anomaly_score_pl([1-4])$/
 
 /** A compiled CRS program, run on requests. */
 export class CrsProgramRunner {
@@ -140,72 +86,13 @@ export class CrsProgramRunner {
     return {
       rules: items.map((item) => {
         if (isMarker(item)) return undefined
-        const compiled = this.compileRule(item, item.id)
+        const compiled = compileRule(item, item.id, {
+          data: this.bundle.data,
+          slot: (key) => this.slot(key),
+        })
         if (item.skipAfter !== undefined) compiled.skipTo = markers.get(item.skipAfter)
         return compiled
       }),
-    }
-  }
-
-  private compileRule(rule: CrsRule, id: number | undefined): CompiledRule {
-    const transformations = rule.transformations.map((name) => {
-      const fn = transformation(name)
-      if (fn === undefined) throw new Error(`CRS rule ${id}: unknown transformation t:${name}`)
-      return fn
-    })
-    const cache = new Map<string, Operator>()
-    const context = {
-      ruleId: id ?? 0,
-      dataFile: (name: string) => {
-        const data = this.bundle.data[name]
-        if (data === undefined) throw new Error(`CRS rule ${id}: missing phrase file ${name}`)
-        return data
-      },
-    }
-    const name = rule.operator.name
-    const operator = (parameter: string): Operator => {
-      let op = cache.get(parameter)
-      if (op === undefined) {
-        op = compileOperator(name, parameter, context)
-        // A parameter made of the request (`%{request_headers.host}`) is compiled each time.
-        if (cache.size < OPERATOR_CACHE_LIMIT) cache.set(parameter, op)
-      }
-      return op
-    }
-    // Operators without macros compile now, so a program with an unknown one fails at once.
-    const fixed = !rule.operator.parameter.includes('%{')
-    const fixedOperator = fixed ? operator(rule.operator.parameter) : undefined
-    const fixedTest =
-      fixed && rule.operator.negated && !rule.multiMatch
-        ? compileOperatorTest(name, rule.operator.parameter, context)
-        : undefined
-    const chain = rule.chain === undefined ? undefined : this.compileRule(rule.chain, id)
-    const level = (rule.setvars ?? [])
-      .map((s) =>
-        s.collection === 'TX' && s.operation === 'add' ? SCORE_VARIABLE.exec(s.name) : null,
-      )
-      .find((m) => m !== null)?.[1]
-    return {
-      rule,
-      id,
-      transformations,
-      prefixSlots: rule.transformations.map((_, i) =>
-        this.slot(`t ${rule.transformations.slice(0, i + 1).join(',')}`),
-      ),
-      operator,
-      fixedOperator,
-      fixedTest,
-      keyPatterns: new Map(),
-      chain,
-      skipTo: undefined,
-      scoringLevel: level === undefined ? chain?.scoringLevel : Number(level),
-      targetsSlot: this.slot(`v ${JSON.stringify(rule.variables)}`),
-      transformedSlot: this.slot(
-        `vt ${JSON.stringify(rule.variables)} ${rule.transformations.join(',')}`,
-      ),
-      dynamicTargets: rule.variables.some((v) => DYNAMIC.has(v.collection)),
-      variableSlots: rule.variables.map((v) => this.slot(`v1 ${JSON.stringify(v)}`)),
-      ...singleTxVariable(rule.variables),
     }
   }
 
@@ -244,13 +131,10 @@ class Transaction {
   private matchedVars: Entry[] = []
   /** by a chain's slot, each value after that chain */
   private readonly transformed: (Map<string, string> | undefined)[]
-  private bodyProcessor: string | undefined
-  private forceBody = false
-  private body: BodyCollections | undefined
-  private readonly fixed = new Map<string, Entry[]>()
+  private readonly collections: RequestCollections
 
   constructor(
-    private readonly request: CrsRequest,
+    request: CrsRequest,
     options: CrsRunOptions,
     private readonly slots: number,
   ) {
@@ -264,9 +148,7 @@ class Transaction {
     this.tx.set('executing_paranoia_level', level)
     this.tx.set('inbound_anomaly_score_threshold', '5')
     this.tx.set('outbound_anomaly_score_threshold', '4')
-    const type = this.header('content-type') ?? ''
-    if (/^application\/x-www-form-urlencoded/i.test(type)) this.bodyProcessor = 'URLENCODED'
-    else if (/^multipart\/form-data/i.test(type)) this.bodyProcessor = 'MULTIPART'
+    this.collections = new RequestCollections(request)
   }
 
   enterPhase(phase: number): void {
@@ -275,10 +157,6 @@ class Transaction {
     this.transformedTargets = new Array<undefined>(this.slots)
     this.expandedTargets = new Array<undefined>(this.slots)
     this.variableCache = new Array<undefined>(this.slots)
-  }
-
-  private header(lowerName: string): string | undefined {
-    return this.request.headers.find(([name]) => name.toLowerCase() === lowerName)?.[1]
   }
 
   /** Runs a rule and its chain; true when every link matched. */
@@ -384,10 +262,10 @@ class Transaction {
   private control(name: string, value: string): void {
     switch (name.toLowerCase()) {
       case 'requestbodyprocessor':
-        this.bodyProcessor = value.toUpperCase()
+        this.collections.bodyProcessor = value.toUpperCase()
         break
       case 'forcerequestbodyvariable':
-        this.forceBody = value.toLowerCase() === 'on'
+        this.collections.forceBody = value.toLowerCase() === 'on'
         break
       case 'ruleengine':
         if (value.toLowerCase() === 'off') this.stopped = true
@@ -594,7 +472,7 @@ class Transaction {
     return selects
   }
 
-  /** A collection's keys and values ('' for a scalar), built on first use. */
+  /** A collection's keys and values ('' for a scalar); the request's own built on first use. */
   private entries(name: string): Entry[] {
     switch (name) {
       case 'TX':
@@ -609,252 +487,12 @@ class Transaction {
         return this.matchedVars.map(([k]) => [k, k])
       case 'REQBODY_PROCESSOR':
         // Without a processor ModSecurity still has the variable, empty.
-        return [['', this.bodyProcessor ?? '']]
+        return [['', this.collections.bodyProcessor ?? '']]
     }
-    const phaseTwo = this.phase >= 2
-    if (phaseTwo) {
-      const body = this.bodyCollections()
-      const value = body.get(name)
-      if (value !== undefined) return value
-    } else if (BODY_COLLECTIONS.has(name)) {
-      return name === 'ARGS' || name === 'ARGS_NAMES' ? this.queryCollection(name) : []
-    }
-    return this.requestEntries(name)
+    return this.collections.entries(name, this.phase)
   }
-
-  /** A collection that does not depend on the body, built once. */
-  private requestEntries(name: string): Entry[] {
-    let fixed = this.fixed.get(name)
-    if (fixed === undefined) {
-      fixed = this.requestCollection(name)
-      this.fixed.set(name, fixed)
-    }
-    return fixed
-  }
-
-  private queryCollection(name: string): Entry[] {
-    const args = this.requestEntries('ARGS_GET')
-    return name === 'ARGS' ? args : args.map(([k]) => [k, k])
-  }
-
-  private requestCollection(name: string): Entry[] {
-    const r = this.request
-    const q = r.uri.indexOf('?')
-    const path = q < 0 ? r.uri : r.uri.slice(0, q)
-    const scalar = (value: string | undefined): Entry[] =>
-      value === undefined ? [] : [['', value]]
-    switch (name) {
-      case 'ARGS_GET':
-        return parseArguments(q < 0 ? '' : r.uri.slice(q + 1))
-      case 'ARGS_GET_NAMES':
-        return this.requestEntries('ARGS_GET').map(([k]) => [k, k])
-      case 'QUERY_STRING':
-        return scalar(q < 0 ? '' : r.uri.slice(q + 1))
-      case 'REQUEST_HEADERS':
-        return r.headers.map(([k, v]) => [k, v])
-      case 'REQUEST_HEADERS_NAMES':
-        return r.headers.map(([k]) => [k, k])
-      case 'REQUEST_COOKIES':
-        return r.headers
-          .filter(([k]) => k.toLowerCase() === 'cookie')
-          .flatMap(([, v]) => parseCookies(v))
-      case 'REQUEST_COOKIES_NAMES':
-        return this.requestEntries('REQUEST_COOKIES').map(([k]) => [k, k])
-      case 'REQUEST_FILENAME':
-        return scalar(path)
-      case 'REQUEST_BASENAME':
-        return scalar(path.slice(path.lastIndexOf('/') + 1))
-      case 'REQUEST_URI':
-        return scalar(r.uri)
-      case 'REQUEST_URI_RAW':
-        return scalar(r.line === undefined ? r.uri : (lineParts(r.line)[1] ?? ''))
-      case 'REQUEST_LINE':
-        return scalar(r.line ?? `${r.method} ${r.uri} ${r.protocol}`)
-      case 'REQUEST_METHOD':
-        return scalar(r.line === undefined ? r.method : (lineParts(r.line)[0] ?? ''))
-      case 'REQUEST_PROTOCOL':
-        return scalar(r.protocol)
-      case 'REMOTE_ADDR':
-        return scalar(r.remoteAddr)
-      case 'UNIQUE_ID':
-        return scalar('AAAAAAAAAAAAAAAAAAAAAAAA')
-      case 'DURATION':
-        return scalar('0')
-      default:
-        // IP, GLOBAL, GEO, SESSION and the rest hold nothing here.
-        return []
-    }
-  }
-
-  private bodyCollections(): BodyCollections {
-    if (this.body !== undefined) return this.body
-    const r = this.request
-    const body = r.body
-    const collections: BodyCollections = new Map()
-    let args: Entry[] = []
-    let error = false
-    let multipart = { files: [] as Entry[], partHeaders: [] as Entry[], fileSizes: 0 }
-    let xml: { text: string[]; attributes: string[] } = { text: [], attributes: [] }
-    if (body.length > 0) {
-      if (this.bodyProcessor === 'URLENCODED') args = parseArguments(body)
-      else if (this.bodyProcessor === 'JSON') ({ args, error } = parseJson(body))
-      else if (this.bodyProcessor === 'XML') {
-        const parsed = parseXml(body)
-        error = parsed.error
-        xml = parsed
-      } else if (this.bodyProcessor === 'MULTIPART') {
-        const boundary = /boundary\s*=\s*"?([^";,]+)"?/i.exec(
-          this.header('content-type') ?? '',
-        )?.[1]
-        if (boundary === undefined) error = true
-        else {
-          const parsed = parseMultipart(body, boundary)
-          args = parsed.args
-          error = parsed.error
-          multipart = parsed
-        }
-      }
-    }
-    const get = this.requestEntries('ARGS_GET')
-    const names = (entries: Entry[]): Entry[] => entries.map(([k]) => [k, k])
-    collections.set('ARGS_POST', args)
-    collections.set('ARGS_POST_NAMES', names(args))
-    collections.set('ARGS', [...get, ...args])
-    collections.set('ARGS_NAMES', names([...get, ...args]))
-    collections.set('ARGS_COMBINED_SIZE', [
-      ['', String([...get, ...args].reduce((n, [k, v]) => n + k.length + v.length, 0))],
-    ])
-    collections.set('FILES', multipart.files)
-    collections.set('FILES_NAMES', names(multipart.files))
-    collections.set('FILES_COMBINED_SIZE', [['', String(multipart.fileSizes)]])
-    collections.set('MULTIPART_PART_HEADERS', multipart.partHeaders)
-    collections.set('MULTIPART_STRICT_ERROR', [
-      ['', error && this.bodyProcessor === 'MULTIPART' ? '1' : '0'],
-    ])
-    collections.set('MULTIPART_UNMATCHED_BOUNDARY', [['', '0']])
-    collections.set('REQBODY_ERROR', [['', error ? '1' : '0']])
-    collections.set('XML', [
-      ...xml.text.map((v): Entry => ['/*', v]),
-      ...xml.attributes.map((v): Entry => ['//@*', v]),
-    ])
-    const bodyVisible =
-      this.bodyProcessor === 'URLENCODED' || (this.forceBody && this.bodyProcessor === undefined)
-    collections.set('REQUEST_BODY', bodyVisible ? [['', body]] : [])
-    collections.set('REQUEST_BODY_LENGTH', [['', String(body.length)]])
-    this.body = collections
-    return collections
-  }
-}
-
-type BodyCollections = Map<string, Entry[]>
-
-/** A request line's method, target and protocol, as Apache splits it at spaces and tabs. */
-function lineParts(line: string): string[] {
-  return line.split(/[ \t]+/).filter((part) => part !== '')
 }
 
 /** SecAction's one target: the operator always matches it. */
 const NO_TARGET: Entry[] = [['', '']]
 const NO_TARGETS: Entry[] = []
-
-function singleTxVariable(variables: readonly CrsVariable[]): {
-  txKey: string | undefined
-  txName: string | undefined
-} {
-  const [only, ...rest] = variables
-  if (only === undefined || rest.length > 0 || only.collection !== 'TX') return NO_TX
-  if (only.key === undefined || only.count || only.exclude) return NO_TX
-  const key = only.key.toLowerCase()
-  return { txKey: key, txName: `TX:${key}` }
-}
-const NO_TX = { txKey: undefined, txName: undefined }
-
-/** A `%{collection.key}` reference of a macro text. */
-interface MacroReference {
-  /** upper case */
-  collection: string
-  key: string
-}
-
-/** Macro texts (setvar names and values, operator parameters) cut into text and references. */
-const templates = new Map<string, (string | MacroReference)[]>()
-
-function templateOf(text: string): (string | MacroReference)[] {
-  let parts = templates.get(text)
-  if (parts === undefined) {
-    parts = []
-    let last = 0
-    for (const m of text.matchAll(/%\{([^}]+)\}/g)) {
-      if (m.index > last) parts.push(text.slice(last, m.index))
-      const spec = m[1]!
-      const dot = spec.indexOf('.')
-      parts.push({
-        collection: (dot < 0 ? spec : spec.slice(0, dot)).toUpperCase(),
-        key: dot < 0 ? '' : spec.slice(dot + 1),
-      })
-      last = m.index + m[0].length
-    }
-    if (last < text.length) parts.push(text.slice(last))
-    templates.set(text, parts)
-  }
-  return parts
-}
-
-const isSpaceOrNbsp = (c: number) => c === 0x20 || (c >= 0x09 && c <= 0x0d) || c === 0xa0
-
-/** Whether ModSecurity 2.9's transformation reports a change (apache2/re_tfns.c). */
-function reportsChange(name: string, before: string, after: string): boolean {
-  switch (name) {
-    case 'cmdline':
-    case 'length':
-    case 'sha1':
-    case 'md5':
-    case 'hexencode':
-    case 'hexdecode':
-      return true
-    case 'base64decode':
-    case 'base64decodeext':
-    case 'base64encode':
-      return after.length > 0
-    case 'cssdecode':
-    case 'jsdecode':
-    case 'htmlentitydecode':
-    case 'escapeseqdecode':
-    case 'trim':
-    case 'trimleft':
-    case 'trimright':
-      return after.length !== before.length
-    case 'utf8tounicode':
-      // utf8_unicode_inplace_ex() flags a change only for a UTF-8 sequence made %uHHHH, not for a
-      // NUL or a bad lead byte it drops.
-      return /[\xc0-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf7][\x80-\xbf]{3}/.test(
-        before,
-      )
-    case 'compresswhitespace':
-      // Only a run of two or more spaces counts; one tab made a space does not.
-      for (let i = 1; i < before.length; i++)
-        if (isSpaceOrNbsp(before.charCodeAt(i)) && isSpaceOrNbsp(before.charCodeAt(i - 1)))
-          return true
-      return false
-    default:
-      return after !== before
-  }
-}
-
-const BODY_COLLECTIONS = new Set([
-  'ARGS',
-  'ARGS_NAMES',
-  'ARGS_POST',
-  'ARGS_POST_NAMES',
-  'ARGS_COMBINED_SIZE',
-  'FILES',
-  'FILES_NAMES',
-  'FILES_COMBINED_SIZE',
-  'MULTIPART_PART_HEADERS',
-  'MULTIPART_STRICT_ERROR',
-  'MULTIPART_UNMATCHED_BOUNDARY',
-  'REQBODY_ERROR',
-  'XML',
-  'REQUEST_BODY',
-  'REQUEST_BODY_LENGTH',
-])

@@ -1,0 +1,144 @@
+// A CRS rule compiled for the interpreter (interpreter.ts): its transformations and operator
+// resolved, and the slots of the request's caches it shares with rules reading the same targets.
+
+import { compileOperator, compileOperatorTest } from './operators'
+import type { CrsRule, CrsVariable } from './program'
+import { transformation, type Transformation } from './transformations'
+
+export type Operator = (value: string) => string[] | undefined
+/** A negated operator's question: only whether it matches, never what. */
+export type OperatorTest = (value: string) => boolean
+
+export interface CompiledRule {
+  rule: CrsRule
+  /** the starter's id (for %{rule.id} in the chain too) */
+  id: number | undefined
+  transformations: readonly Transformation[]
+  /** each prefix of the transformation chain: its slot in the transformation cache */
+  prefixSlots: number[]
+  operator: (parameter: string) => Operator
+  /** the operator when its parameter has no macros, compiled once */
+  fixedOperator: Operator | undefined
+  /** the same as a test, for a negated operator (whose captures nobody reads) */
+  fixedTest: OperatorTest | undefined
+  /** `:/regex/` selectors: whether a key is selected */
+  keyPatterns: Map<string, (key: string) => boolean>
+  chain: CompiledRule | undefined
+  /** where skipAfter goes: the index after the marker in this phase */
+  skipTo: number | undefined
+  /** the level of the anomaly score this rule (or its chain) adds to */
+  scoringLevel: number | undefined
+  /** the rule's target list: rules with the same list share its expansion (a cache slot) */
+  targetsSlot: number
+  /** the target list and the transformation chain: rules with the same both share values */
+  transformedSlot: number
+  /** whether a target reads what rules change (TX, MATCHED_VAR…), so cannot be shared */
+  dynamicTargets: boolean
+  /** each target: the same target in another rule shares its values */
+  variableSlots: number[]
+  /** a rule reading one TX variable (`TX:paranoia_level`): its key, lower-cased, and name */
+  txKey: string | undefined
+  txName: string | undefined
+}
+
+/** Collections that rules change as they run: never shared between rules. */
+export const DYNAMIC = new Set([
+  'TX',
+  'MATCHED_VAR',
+  'MATCHED_VAR_NAME',
+  'MATCHED_VARS',
+  'MATCHED_VARS_NAMES',
+  'REQBODY_PROCESSOR',
+])
+
+/** Parameters compiled and kept per rule (those with macros vary by request). */
+const OPERATOR_CACHE_LIMIT = 16
+
+/** A setvar adding to the anomaly score of a paranoia level. */
+export const SCORE_VARIABLE = /^(?:inbound_)?anomaly_score_pl([1-4])$/
+
+/** What compiling a rule needs of its program: the phrase files and the cache slots by key. */
+export interface RuleSlots {
+  data: Readonly<Record<string, readonly string[]>>
+  /** the request's cache slot for a key (a target list, a target, a transformation chain) */
+  slot: (key: string) => number
+}
+
+export function compileRule(
+  rule: CrsRule,
+  id: number | undefined,
+  program: RuleSlots,
+): CompiledRule {
+  const transformations = rule.transformations.map((name) => {
+    const fn = transformation(name)
+    if (fn === undefined) throw new Error(`CRS rule ${id}: unknown transformation t:${name}`)
+    return fn
+  })
+  const cache = new Map<string, Operator>()
+  const context = {
+    ruleId: id ?? 0,
+    dataFile: (name: string) => {
+      const data = program.data[name]
+      if (data === undefined) throw new Error(`CRS rule ${id}: missing phrase file ${name}`)
+      return data
+    },
+  }
+  const name = rule.operator.name
+  const operator = (parameter: string): Operator => {
+    let op = cache.get(parameter)
+    if (op === undefined) {
+      op = compileOperator(name, parameter, context)
+      // A parameter made of the request (`%{request_headers.host}`) is compiled each time.
+      if (cache.size < OPERATOR_CACHE_LIMIT) cache.set(parameter, op)
+    }
+    return op
+  }
+  // Operators without macros compile now, so a program with an unknown one fails at once.
+  const fixed = !rule.operator.parameter.includes('%{')
+  const fixedOperator = fixed ? operator(rule.operator.parameter) : undefined
+  const fixedTest =
+    fixed && rule.operator.negated && !rule.multiMatch
+      ? compileOperatorTest(name, rule.operator.parameter, context)
+      : undefined
+  const chain = rule.chain === undefined ? undefined : compileRule(rule.chain, id, program)
+  const level = (rule.setvars ?? [])
+    .map((s) =>
+      s.collection === 'TX' && s.operation === 'add' ? SCORE_VARIABLE.exec(s.name) : null,
+    )
+    .find((m) => m !== null)?.[1]
+  return {
+    rule,
+    id,
+    transformations,
+    prefixSlots: rule.transformations.map((_, i) =>
+      program.slot(`t ${rule.transformations.slice(0, i + 1).join(',')}`),
+    ),
+    operator,
+    fixedOperator,
+    fixedTest,
+    keyPatterns: new Map(),
+    chain,
+    skipTo: undefined,
+    scoringLevel: level === undefined ? chain?.scoringLevel : Number(level),
+    targetsSlot: program.slot(`v ${JSON.stringify(rule.variables)}`),
+    transformedSlot: program.slot(
+      `vt ${JSON.stringify(rule.variables)} ${rule.transformations.join(',')}`,
+    ),
+    dynamicTargets: rule.variables.some((v) => DYNAMIC.has(v.collection)),
+    variableSlots: rule.variables.map((v) => program.slot(`v1 ${JSON.stringify(v)}`)),
+    ...singleTxVariable(rule.variables),
+  }
+}
+
+/** A rule whose one target is `TX:name`: its key and name, read straight from TX. */
+function singleTxVariable(variables: readonly CrsVariable[]): {
+  txKey: string | undefined
+  txName: string | undefined
+} {
+  const [only, ...rest] = variables
+  if (only === undefined || rest.length > 0 || only.collection !== 'TX') return NO_TX
+  if (only.key === undefined || only.count || only.exclude) return NO_TX
+  const key = only.key.toLowerCase()
+  return { txKey: key, txName: `TX:${key}` }
+}
+const NO_TX = { txKey: undefined, txName: undefined }
