@@ -213,7 +213,7 @@ function inProcess(
       const simulations = await simulator.simulate(
         zoneId,
         items.map((item) => item.request),
-        { trace: options.trace, record: false },
+        { trace: options.trace, record: false, scope: true },
       )
       return simulations.map((simulation, index) => {
         const { line } = items[index]!
@@ -223,6 +223,7 @@ function inProcess(
           outcome: simulation.outcome,
           action: simulation.action,
           events: simulation.events,
+          in_scope: simulation.in_scope,
           ...(options.trace ? { trace: simulation.trace } : {}),
         }
       })

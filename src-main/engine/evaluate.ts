@@ -438,6 +438,23 @@ function runManagedPhase(plan: Plan, run: Run): void {
   }
 }
 
+/**
+ * Whether a request is in the scope of some deployment: an enabled execute rule of an entry point,
+ * naming a ruleset the zone has, whose expression matches it, whatever ended evaluation before.
+ * A replay counts the requests that are not, to warn that its traffic's hosts match no deployment.
+ */
+export function inDeploymentScope(plan: Plan, ctx: EvaluationContext): boolean {
+  return plan.levels.some((level) =>
+    level.entries.some(
+      ({ rule, target, expression }) =>
+        rule.enabled &&
+        rule.action === 'execute' &&
+        target !== undefined &&
+        expression.evaluate(ctx),
+    ),
+  )
+}
+
 function outcomeOf(action: string | undefined): Outcome {
   if (action === undefined) return 'passed'
   return action === 'block' ? 'blocked' : 'challenged'

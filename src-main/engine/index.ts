@@ -6,7 +6,7 @@
 //   const decision = zone.evaluate(requestContext(request), { credentials })
 
 import type { EvaluationContext } from '@shared/expression'
-import { evaluatePlan, type EvaluateOptions } from './evaluate'
+import { evaluatePlan, inDeploymentScope, type EvaluateOptions } from './evaluate'
 import { planFields, planZone } from './plan'
 import type { Decision, ZoneConfig } from './types'
 
@@ -16,6 +16,8 @@ export { orderFirewallRules } from './plan'
 
 export interface CompiledZone {
   evaluate(ctx: EvaluationContext, options: EvaluateOptions): Decision
+  /** whether an execute rule of an entry point matches the request (evaluate.ts) */
+  inDeploymentScope(ctx: EvaluationContext): boolean
   /** the Rules fields its expressions read, sorted (a replay says which its log lacked) */
   readonly fields: readonly string[]
 }
@@ -25,6 +27,7 @@ export function compileZone(config: ZoneConfig): CompiledZone {
   const plan = planZone(config)
   return {
     evaluate: (ctx, options) => evaluatePlan(plan, ctx, options),
+    inDeploymentScope: (ctx) => inDeploymentScope(plan, ctx),
     fields: planFields(plan),
   }
 }

@@ -39,6 +39,11 @@ export interface ReplayVerdict {
   outcome: Outcome
   action: string | null
   events: SimulationEvent[]
+  /**
+   * whether a deployment's expression matched the request (CompiledZone.inDeploymentScope);
+   * absent from the verdicts of a comparison, which the summary of a replay does not count
+   */
+  in_scope?: boolean
   /** only when the batch asked for it */
   trace?: TraceNode[]
 }
@@ -89,16 +94,15 @@ export function evaluateItems(
   options: ReplayBatchOptions,
 ): ReplayVerdict[] {
   return items.map((item) => {
-    const decision = zone.evaluate(
-      requestContext({ ...item.request, timestamp: item.time ?? options.at }),
-      { trace: options.trace, credentials },
-    )
+    const ctx = requestContext({ ...item.request, timestamp: item.time ?? options.at })
+    const decision = zone.evaluate(ctx, { trace: options.trace, credentials })
     return {
       line: item.line,
       ray_id: rayIdOf(item.line),
       outcome: decision.outcome,
       action: decision.action,
       events: decision.events,
+      in_scope: zone.inDeploymentScope(ctx),
       ...(options.trace ? { trace: decision.trace } : {}),
     }
   })

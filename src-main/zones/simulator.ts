@@ -205,21 +205,26 @@ export class Simulator {
   }
 
   /** Evaluates `requests` against the zone as configured now; events are recorded if asked. */
+  /**
+   * With `scope`, each simulation says whether a deployment's expression matched its request
+   * (`in_scope`, for a replay's summary: CompiledZone.inDeploymentScope).
+   */
   async simulate(
     zoneId: string,
     requests: readonly SimulatedRequest[],
-    options: { trace?: boolean; record?: boolean } = {},
-  ): Promise<Simulation[]> {
+    options: { trace?: boolean; record?: boolean; scope?: boolean } = {},
+  ): Promise<(Simulation & { in_scope?: boolean })[]> {
     const { zone } = await this.compiledZone(zoneId)
     const at = this.clock.now()
     const simulations = await this.withCredentials((credentials) =>
-      requests.map((request): Simulation => ({
-        ray_id: randomBytes(8).toString('hex'),
-        ...zone.evaluate(requestContext({ ...request, timestamp: at }), {
-          trace: options.trace,
-          credentials,
-        }),
-      })),
+      requests.map((request) => {
+        const ctx = requestContext({ ...request, timestamp: at })
+        return {
+          ray_id: randomBytes(8).toString('hex'),
+          ...zone.evaluate(ctx, { trace: options.trace, credentials }),
+          ...(options.scope === true ? { in_scope: zone.inDeploymentScope(ctx) } : {}),
+        }
+      }),
     )
     if (options.record === true) await this.record(zoneId, requests, simulations, at)
     return simulations

@@ -162,6 +162,11 @@ export interface ReplaySummary {
   paths: ReplayPathCount[]
   /** some paths were dropped to bound the tally: counts may miss requests (replay-tally.ts) */
   paths_approximate?: boolean
+  /**
+   * requests that no deployment's expression matched (their hosts are outside every deployment's
+   * scope, or the zone deploys nothing): the screen warns when there are any
+   */
+  out_of_scope?: number
   results?: ReplayResult[]
 }
 

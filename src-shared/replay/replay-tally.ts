@@ -15,7 +15,10 @@ import type {
 import { requestPath } from './traffic'
 
 /** What a summary keeps of one simulation. */
-export type TalliedSimulation = Pick<Simulation, 'ray_id' | 'outcome' | 'action' | 'events'>
+export type TalliedSimulation = Pick<Simulation, 'ray_id' | 'outcome' | 'action' | 'events'> & {
+  /** whether a deployment's expression matched the request; unknown when absent */
+  in_scope?: boolean
+}
 
 const byRequests = (a: { requests: number }, b: { requests: number }) => b.requests - a.requests
 
@@ -38,6 +41,8 @@ export class ReplayTally {
   /** each request's result, when the summary lists them */
   private readonly results: ReplayResult[] | undefined
   private readonly pathCapacity: number
+  /** requests no deployment's expression matched; undefined until a request says whether */
+  private outOfScope: number | undefined
 
   constructor(options: { results?: boolean; paths?: number } = {}) {
     this.results = options.results === true ? [] : undefined
@@ -57,6 +62,8 @@ export class ReplayTally {
         requests: 1,
       })
     }
+    if (simulation.in_scope !== undefined)
+      this.outOfScope = (this.outOfScope ?? 0) + (simulation.in_scope ? 0 : 1)
     this.countPath(request.url, simulation.outcome)
     this.results?.push({
       ray_id: simulation.ray_id,
@@ -78,6 +85,8 @@ export class ReplayTally {
       this.outcomes[outcome] += count
     }
     for (const rule of part.rules) this.countRule(rule)
+    if (part.out_of_scope !== undefined)
+      this.outOfScope = (this.outOfScope ?? 0) + part.out_of_scope
     for (const result of part.results ?? []) {
       this.countPath(result.url, result.outcome)
       this.results?.push(result)
@@ -93,6 +102,7 @@ export class ReplayTally {
       rules: [...this.rules.values()].sort(byRequests).map((rule) => ({ ...rule })),
       paths: options.paths === undefined ? paths : paths.slice(0, options.paths),
       ...(this.pathsDropped ? { paths_approximate: true } : {}),
+      ...(this.outOfScope === undefined ? {} : { out_of_scope: this.outOfScope }),
       ...(this.results === undefined ? {} : { results: [...this.results] }),
     }
   }
