@@ -4,8 +4,15 @@
 // single- or double-quoted string) and SQL dialects (ANSI, MySQL), quirks included, since
 // @detectSQLi's answer depends on them. The algorithm is described in
 // https://github.com/client9/libinjection/blob/master/src/libinjection_sqli.c; the character
-// classes and keywords are its data, converted into sqli-data.ts (see LICENSE).
-import { CHAR_CLASSES, FINGERPRINTS, KEYWORDS } from './sqli-data'
+// classes, keywords and fingerprints are its data, converted into sqli-data.json (see LICENSE).
+import data from './sqli-data.json'
+
+/** The character class of each byte 0..255, naming the tokenizer step that starts there. */
+const CHAR_CLASSES: readonly string[] = data.charClasses
+/** Upper-cased keywords, functions, operators and phrases, each with its token type. */
+const KEYWORDS: Readonly<Record<string, string>> = data.keywords
+/** Upper-cased fingerprints (token-type sequences) that libinjection reports as SQLi. */
+const FINGERPRINTS: readonly string[] = data.fingerprints
 
 /** Token types: the characters of a fingerprint. */
 export const TYPE = {
