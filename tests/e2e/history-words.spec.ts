@@ -84,3 +84,50 @@ test('history says what changed, compares a point with now, and offers only rest
   )
   await page.screenshot({ path: 'test-results/e2e/history-words-migration.png', fullPage: true })
 })
+
+test('replay warns when the traffic’s hosts match no deployment', async ({ page, workbench }) => {
+  const call = (path: string, init: { method: string; json: unknown }) =>
+    fetch(`${workbench.api}${path}`, {
+      method: init.method,
+      headers: { authorization: `Bearer ${workbench.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(init.json),
+    }).then((r) => r.json())
+  const id = (
+    await call('/zones', { method: 'POST', json: { name: 'scoped.example', plan: 'pro' } })
+  ).result.id
+  await call(`/zones/${id}/${MANAGED_ENTRYPOINT}`, {
+    method: 'PUT',
+    json: {
+      rules: [
+        {
+          action: 'execute',
+          expression: 'http.host eq "a.scoped.example"',
+          action_parameters: { id: OWASP },
+        },
+      ],
+    },
+  })
+  const traffic = ['b.scoped.example', 'c.scoped.example', 'b.scoped.example']
+    .map((host, i) =>
+      JSON.stringify({ method: 'GET', url: `https://${host}/page/${i}`, headers: { host } }),
+    )
+    .join('\n')
+
+  await page.goto(`${workbench.ui}#/replay`)
+  await page.getByLabel('Zone', { exact: true }).selectOption({ label: 'scoped.example' })
+  await page.getByLabel('Traffic file').setInputFiles({
+    name: 'other-hosts.ndjson',
+    mimeType: 'application/x-ndjson',
+    buffer: Buffer.from(traffic),
+  })
+  await page.getByRole('button', { name: 'Replay', exact: true }).click()
+  await expect(page.getByRole('status').filter({ hasText: 'requests replayed' })).toHaveText(
+    '3 of 3 requests replayed',
+  )
+  await expect(
+    page
+      .getByRole('status')
+      .filter({ hasText: 'No request of this replay matched any deployment' }),
+  ).toBeVisible()
+  await page.screenshot({ path: 'test-results/e2e/history-words-replay-scope.png', fullPage: true })
+})
