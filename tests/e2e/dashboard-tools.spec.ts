@@ -58,6 +58,7 @@ test('edit a firewall rule: its expression, action and description, in force at 
   await editor.getByRole('button', { name: 'Save rule' }).click()
 
   await expect(editor).toBeHidden()
+  await expect(rules.getByRole('button', { name: 'Edit Guard the login' })).toBeFocused()
   const row = rules.getByRole('row', { name: /Guard the login/ })
   await expect(row).toContainText('http.request.uri.path contains "/wp-login"')
   await expect(row).toContainText('Managed Challenge')
