@@ -136,6 +136,13 @@ export class Html5Tokenizer {
     return true
   }
 
+  /** The `>` at the position, which closes the tag: its token, and the position past it. */
+  private emitTagClose(then: State): true {
+    const at = this.pos
+    this.pos++
+    return this.emit(Html5TokenType.TAG_NAME_CLOSE, at, at + 1, then)
+  }
+
   /**
    * Moves past whitespace; false when that reaches the end of the input, or a 0xFF byte: the C
    * returns the byte as a signed char, and -1 is its end-of-input value.
@@ -237,14 +244,7 @@ export class Html5Tokenizer {
 
         case State.TagNameClose: {
           this.closing = false
-          const at = this.pos
-          this.pos++
-          return this.emit(
-            Html5TokenType.TAG_NAME_CLOSE,
-            at,
-            at + 1,
-            this.pos < end ? State.Data : State.End,
-          )
+          return this.emitTagClose(this.pos + 1 < end ? State.Data : State.End)
         }
 
         case State.BeforeAttributeName: {
@@ -255,9 +255,7 @@ export class Html5Tokenizer {
             this.state = State.SelfClosingStartTag
           } else if (c === GT) {
             // Unlike the other ways out of a tag, this one leaves `closing` as it was.
-            const at = this.pos
-            this.pos++
-            return this.emit(Html5TokenType.TAG_NAME_CLOSE, at, at + 1, State.Data)
+            return this.emitTagClose(State.Data)
           } else {
             this.state = State.AttributeName
           }
@@ -359,9 +357,7 @@ export class Html5Tokenizer {
             this.pos++
             this.state = State.SelfClosingStartTag
           } else if (c === GT) {
-            const at = this.pos
-            this.pos++
-            return this.emit(Html5TokenType.TAG_NAME_CLOSE, at, at + 1, State.Data)
+            return this.emitTagClose(State.Data)
           } else {
             this.state = State.BeforeAttributeName
           }

@@ -4,7 +4,15 @@
 // its false-positive heuristics do not clear it. libinjection_sqli tries the input as is, then
 // as if it began inside a single- and a double-quoted string, in ANSI SQL and, where the first
 // pass saw `#` or `--x`, MySQL. Algorithm: https://github.com/client9/libinjection (see LICENSE).
-import { FLAG, lookupWord, SqliToken, SqliTokenizer, TOKEN_VALUE_MAX, TYPE } from './sqli-tokenizer'
+import {
+  codeSet,
+  FLAG,
+  lookupWord,
+  SqliToken,
+  SqliTokenizer,
+  TOKEN_VALUE_MAX,
+  TYPE,
+} from './sqli-tokenizer'
 
 /** A fingerprint has at most this many tokens. */
 const MAX_TOKENS = 5
@@ -66,32 +74,26 @@ function isArithmeticOperator(token: SqliToken): boolean {
   )
 }
 
-/** A set of token types, as a table by character code. */
-function types(chars: string): Uint8Array {
-  const set = new Uint8Array(128)
-  for (let i = 0; i < chars.length; i++) set[chars.charCodeAt(i)] = 1
-  return set
-}
-
+/** Whether a token's type is in a set of types (codeSet). */
 function typeIn(token: SqliToken, set: Uint8Array): boolean {
   return token.type.length === 1 && set[token.type.charCodeAt(0)] === 1
 }
 
-const OPERATORS = types('o&')
-const NAME_OR_VARIABLE = types('nv')
-const AFTER_SQLTYPE = types('n1t(fvs')
-const NAME_OR_NUMBER = types('n1')
-const VALUE = types('n1vs')
-const VARIABLE_OPERAND = types('v1n')
-const AFTER_UNARY_IN_LIST = types('EB,')
-const BEFORE_UNARY = types('kEB')
-const UNARY_OPERAND = types('1nvsf')
+const OPERATORS = codeSet('o&')
+const NAME_OR_VARIABLE = codeSet('nv')
+const AFTER_SQLTYPE = codeSet('n1t(fvs')
+const NAME_OR_NUMBER = codeSet('n1')
+const VALUE = codeSet('n1vs')
+const VARIABLE_OPERAND = codeSet('v1n')
+const AFTER_UNARY_IN_LIST = codeSet('EB,')
+const BEFORE_UNARY = codeSet('kEB')
+const UNARY_OPERAND = codeSet('1nvsf')
 
 /** Five-token starts that folding drops (see restartAfterKnownFiveTokens). */
 const RESTARTING_FIVE = ['1o(1)', '1,(1)', 'no(n)', 'no(1)', '1),(1', 'n)o(n']
 
-const MERGE_FIRST = types('knoUfEtT')
-const MERGE_SECOND = types('knoUfEtT&')
+const MERGE_FIRST = codeSet('knoUfEtT')
+const MERGE_SECOND = codeSet('knoUfEtT&')
 
 /**
  * One pass of libinjection over an input in one context: tokens folded into the fingerprint's
