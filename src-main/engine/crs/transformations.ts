@@ -78,13 +78,7 @@ function urlDecode(value: string, unicode: boolean): string {
       out.push(c)
       i++
     } else if (unicode && (at(value, i + 1) | 0x20) === 0x75) {
-      if (
-        i + 5 < n &&
-        isHexDigit(at(value, i + 2)) &&
-        isHexDigit(at(value, i + 3)) &&
-        isHexDigit(at(value, i + 4)) &&
-        isHexDigit(at(value, i + 5))
-      ) {
+      if (hexDigitsAt(value, i + 2, 4)) {
         const mapped = UNICODE_MAP.get(parseInt(value.slice(i + 2, i + 6), 16))
         out.push(mapped ?? fullWidth(hexPair(value, i + 4), value, i + 2))
         i += 6
@@ -93,7 +87,7 @@ function urlDecode(value: string, unicode: boolean): string {
         out.push(at(value, i + 1))
         i += 2
       }
-    } else if (i + 2 < n && isHexDigit(at(value, i + 1)) && isHexDigit(at(value, i + 2))) {
+    } else if (hexDigitsAt(value, i + 1, 2)) {
       out.push(hexPair(value, i + 1))
       i += 3
     } else {
@@ -102,6 +96,19 @@ function urlDecode(value: string, unicode: boolean): string {
     }
   }
   return out.toString()
+}
+
+/** Whether `count` hex digits stand from `from` on (past the end is no digit: `at` gives NUL). */
+function hexDigitsAt(value: string, from: number, count: number): boolean {
+  for (let k = from; k < from + count; k++) if (!isHexDigit(at(value, k))) return false
+  return true
+}
+
+/** How many octal digits, at most three, stand from `from` on, where one does. */
+function octalLength(value: string, from: number): number {
+  let length = 1
+  while (length < 3 && isOctal(at(value, from + length))) length++
+  return length
 }
 
 /** The low byte of a `ffHH` escape (digits at `high`) in the full-width ASCII block, shifted. */
@@ -195,30 +202,14 @@ function jsDecode(value: string): string {
       continue
     }
     const next = at(value, i + 1)
-    if (
-      i + 5 < n &&
-      next === 0x75 &&
-      isHexDigit(at(value, i + 2)) &&
-      isHexDigit(at(value, i + 3)) &&
-      isHexDigit(at(value, i + 4)) &&
-      isHexDigit(at(value, i + 5))
-    ) {
+    if (next === 0x75 && hexDigitsAt(value, i + 2, 4)) {
       out.push(fullWidth(hexPair(value, i + 4), value, i + 2))
       i += 6
-    } else if (
-      i + 3 < n &&
-      next === 0x78 &&
-      isHexDigit(at(value, i + 2)) &&
-      isHexDigit(at(value, i + 3))
-    ) {
+    } else if (next === 0x78 && hexDigitsAt(value, i + 2, 2)) {
       out.push(hexPair(value, i + 2))
       i += 4
     } else if (i + 1 < n && isOctal(next)) {
-      let j = 0
-      while (i + 1 + j < n && j < 3) {
-        j++
-        if (!isOctal(at(value, i + 1 + j))) break
-      }
+      let j = octalLength(value, i + 1)
       // Three digits only while they fit in a byte (\377).
       if (j === 3 && next > 0x33) j = 2
       out.push(parseInt(value.slice(i + 1, i + 1 + j), 8))
@@ -292,16 +283,12 @@ function escapeSeqDecode(value: string): string {
     if (decoded !== -1) {
       i += 2
     } else if ((next | 0x20) === 0x78) {
-      if (i + 3 < n && isHexDigit(value.charCodeAt(i + 2)) && isHexDigit(value.charCodeAt(i + 3))) {
+      if (hexDigitsAt(value, i + 2, 2)) {
         decoded = hexPair(value, i + 2)
         i += 4
       }
     } else if (isOctal(next)) {
-      let j = 0
-      while (i + 1 + j < n && j < 3) {
-        j++
-        if (!isOctal(at(value, i + 1 + j))) break
-      }
+      const j = octalLength(value, i + 1)
       decoded = parseInt(value.slice(i + 1, i + 1 + j), 8)
       i += 1 + j
     }
@@ -609,8 +596,7 @@ function sqlHexDecode(input: string): string {
     if (
       value.charCodeAt(i) === 0x30 &&
       (at(value, i + 1) | 0x20) === 0x78 &&
-      isHexDigit(at(value, i + 2)) &&
-      isHexDigit(at(value, i + 3))
+      hexDigitsAt(value, i + 2, 2)
     ) {
       i += 2
       while (isHexDigit(at(value, i)) && isHexDigit(at(value, i + 1))) {
