@@ -11,6 +11,10 @@
 // makes PCRE's). What needs backtracking (look-around, back-references, atomic groups,
 // possessive quantifiers) is refused; the patterns of CRS that use it are hand-written below with
 // the same meaning.
+//
+// One piece over 500 lines: the rewriter and the patterns written by hand are one choice
+// (compileCrsRegex takes a hand-written pattern where the rewrite would refuse it), and two of
+// those are themselves rewritten (RewrittenRegex) once their possessive quantifiers are relaxed.
 import { compileRegex, isAlnum, isDigit, isHexDigit, type CompiledRegex } from '@shared/expression'
 
 /** A pattern this module cannot carry over, with the PCRE feature that stops it. */

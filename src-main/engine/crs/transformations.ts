@@ -4,6 +4,10 @@
 // apache2/msc_util.c of https://github.com/owasp-modsecurity/ModSecurity/tree/v2/master.
 // Where that code reads a value as a C string (cmdLine, sqlHexDecode, utf8toUnicode,
 // base64Decode), it stops at the first NUL byte, and so do these.
+//
+// One piece over 500 lines: the table at its end names every function above it, as
+// re_tfns.c's does, and the functions share the byte-level helpers at its top (Output, at,
+// hexPair, hexDigitsAt…); each is short, and what makes the file long is their number.
 import { createHash } from 'node:crypto'
 import { asciiLower, isAlnum, isDigit, isHexDigit } from '@shared/expression'
 import { UNICODE_MAP } from './unicode-mapping'

@@ -5,6 +5,10 @@
 // @detectSQLi's answer depends on them. The algorithm is described in
 // https://github.com/client9/libinjection/blob/master/src/libinjection_sqli.c; the character
 // classes, keywords and fingerprints are its data, converted into sqli-data.json (see LICENSE).
+//
+// One piece over 500 lines: one class, the tokenizer, whose parse steps (one per character
+// class, chosen by the CLASS_OF table) all read and advance its one position and write its
+// current token, as libinjection_sqli.c's parse_* functions share their state.
 import data from './sqli-data.json'
 
 /** The character class of each byte 0..255, naming the tokenizer step that starts there. */
