@@ -192,118 +192,101 @@ const LETTER_ESCAPES = new Map([
   [0x76, 0x0b],
 ])
 
-/** `\uHHHH` (low byte, full width shifted), `\xHH`, `\OOO` (one byte) and `\C`. */
-function jsDecode(value: string): string {
+/**
+ * A value with its backslash escapes decoded: `escape` reads the one whose backslash is at `i`,
+ * writes what it means and answers where the text after it resumes.
+ */
+function decodeEscapes(
+  value: string,
+  escape: (value: string, i: number, out: Output) => number,
+): string {
   if (!value.includes('\\')) return value
   const out = new Output()
-  const n = value.length
   let i = 0
-  while (i < n) {
+  while (i < value.length) {
     const c = value.charCodeAt(i)
-    if (c !== 0x5c) {
-      out.push(c)
-      i++
-      continue
-    }
-    const next = at(value, i + 1)
-    if (next === 0x75 && hexDigitsAt(value, i + 2, 4)) {
-      out.push(fullWidth(hexPair(value, i + 4), value, i + 2))
-      i += 6
-    } else if (next === 0x78 && hexDigitsAt(value, i + 2, 2)) {
-      out.push(hexPair(value, i + 2))
-      i += 4
-    } else if (i + 1 < n && isOctal(next)) {
-      let j = octalLength(value, i + 1)
-      // Three digits only while they fit in a byte (\377).
-      if (j === 3 && next > 0x33) j = 2
-      out.push(parseInt(value.slice(i + 1, i + 1 + j), 8))
-      i += 1 + j
-    } else if (i + 1 < n) {
-      out.push(LETTER_ESCAPES.get(next) ?? next)
-      i += 2
+    if (c === 0x5c) {
+      i = escape(value, i, out)
     } else {
       out.push(c)
       i++
     }
   }
   return out.toString()
+}
+
+/** `\uHHHH` (low byte, full width shifted), `\xHH`, `\OOO` (one byte) and `\C`. */
+function jsEscape(value: string, i: number, out: Output): number {
+  const next = at(value, i + 1)
+  if (next === 0x75 && hexDigitsAt(value, i + 2, 4)) {
+    out.push(fullWidth(hexPair(value, i + 4), value, i + 2))
+    return i + 6
+  }
+  if (next === 0x78 && hexDigitsAt(value, i + 2, 2)) {
+    out.push(hexPair(value, i + 2))
+    return i + 4
+  }
+  if (i + 1 >= value.length) {
+    out.push(0x5c)
+    return i + 1
+  }
+  if (isOctal(next)) {
+    let j = octalLength(value, i + 1)
+    // Three digits only while they fit in a byte (\377).
+    if (j === 3 && next > 0x33) j = 2
+    out.push(parseInt(value.slice(i + 1, i + 1 + j), 8))
+    return i + 1 + j
+  }
+  out.push(LETTER_ESCAPES.get(next) ?? next)
+  return i + 2
 }
 
 /** CSS 2 escapes: `\` and 1–6 hex digits (the last byte kept, full width shifted), `\` newline. */
-function cssDecode(value: string): string {
-  if (!value.includes('\\')) return value
-  const out = new Output()
+function cssEscape(value: string, backslash: number, out: Output): number {
   const n = value.length
-  let i = 0
-  while (i < n) {
-    const c = value.charCodeAt(i)
-    if (c !== 0x5c) {
-      out.push(c)
-      i++
-      continue
-    }
-    if (i + 1 >= n) {
-      i++
-      continue
-    }
-    i++
-    let j = 0
-    while (j < 6 && i + j < n && isHexDigit(value.charCodeAt(i + j))) j++
-    if (j > 0) {
-      let byte = j === 1 ? hexDigit(value.charCodeAt(i)) : hexPair(value, i + j - 2)
-      const fullCheck =
-        j === 4 ||
-        (j === 5 && value.charCodeAt(i) === 0x30) ||
-        (j === 6 && value.charCodeAt(i) === 0x30 && value.charCodeAt(i + 1) === 0x30)
-      if (fullCheck) byte = fullWidth(byte, value, i + j - 4)
-      out.push(byte)
-      // One whitespace after a hex escape belongs to it.
-      if (i + j < n && isSpace(value.charCodeAt(i + j))) j++
-      i += j
-    } else if (value.charCodeAt(i) === 0x0a) {
-      i++
-    } else {
-      out.push(value.charCodeAt(i++))
-    }
+  const i = backslash + 1
+  if (i >= n) return i
+  let j = 0
+  while (j < 6 && i + j < n && isHexDigit(value.charCodeAt(i + j))) j++
+  if (j > 0) {
+    let byte = j === 1 ? hexDigit(value.charCodeAt(i)) : hexPair(value, i + j - 2)
+    const fullCheck =
+      j === 4 ||
+      (j === 5 && value.charCodeAt(i) === 0x30) ||
+      (j === 6 && value.charCodeAt(i) === 0x30 && value.charCodeAt(i + 1) === 0x30)
+    if (fullCheck) byte = fullWidth(byte, value, i + j - 4)
+    out.push(byte)
+    // One whitespace after a hex escape belongs to it.
+    if (i + j < n && isSpace(value.charCodeAt(i + j))) j++
+    return i + j
   }
-  return out.toString()
+  if (value.charCodeAt(i) !== 0x0a) out.push(value.charCodeAt(i))
+  return i + 1
 }
 
 /** C escapes: `\a \b \f \n \r \t \v \\ \? \' \"`, `\xHH`, `\OOO`; any other `\C` becomes C. */
-function escapeSeqDecode(value: string): string {
-  if (!value.includes('\\')) return value
-  const out = new Output()
-  const n = value.length
-  let i = 0
-  while (i < n) {
-    const c = value.charCodeAt(i)
-    if (c !== 0x5c || i + 1 >= n) {
-      out.push(c)
-      i++
-      continue
-    }
-    const next = value.charCodeAt(i + 1)
-    let decoded = LETTER_ESCAPES.get(next) ?? (SELF_ESCAPES.has(next) ? next : -1)
-    if (decoded !== -1) {
-      i += 2
-    } else if ((next | 0x20) === 0x78) {
-      if (hexDigitsAt(value, i + 2, 2)) {
-        decoded = hexPair(value, i + 2)
-        i += 4
-      }
-    } else if (isOctal(next)) {
-      const j = octalLength(value, i + 1)
-      decoded = parseInt(value.slice(i + 1, i + 1 + j), 8)
-      i += 1 + j
-    }
-    if (decoded === -1) {
-      out.push(next)
-      i += 2
-    } else {
-      out.push(decoded)
-    }
+function escapeSeqEscape(value: string, i: number, out: Output): number {
+  if (i + 1 >= value.length) {
+    out.push(0x5c)
+    return i + 1
   }
-  return out.toString()
+  const next = value.charCodeAt(i + 1)
+  const letter = LETTER_ESCAPES.get(next) ?? (SELF_ESCAPES.has(next) ? next : -1)
+  if (letter !== -1) {
+    out.push(letter)
+    return i + 2
+  }
+  if ((next | 0x20) === 0x78 && hexDigitsAt(value, i + 2, 2)) {
+    out.push(hexPair(value, i + 2))
+    return i + 4
+  }
+  if (isOctal(next)) {
+    const j = octalLength(value, i + 1)
+    out.push(parseInt(value.slice(i + 1, i + 1 + j), 8))
+    return i + 1 + j
+  }
+  out.push(next)
+  return i + 2
 }
 
 const SELF_ESCAPES = new Set([0x5c, 0x3f, 0x27, 0x22])
@@ -706,9 +689,9 @@ const TRANSFORMATIONS = new Map<string, Transformation>([
   ['urldecodeuni', (v) => urlDecode(v, true)],
   ['urlencode', urlEncode],
   ['htmlentitydecode', htmlEntityDecode],
-  ['jsdecode', jsDecode],
-  ['cssdecode', cssDecode],
-  ['escapeseqdecode', escapeSeqDecode],
+  ['jsdecode', (value) => decodeEscapes(value, jsEscape)],
+  ['cssdecode', (value) => decodeEscapes(value, cssEscape)],
+  ['escapeseqdecode', (value) => decodeEscapes(value, escapeSeqEscape)],
   ['utf8tounicode', utf8toUnicode],
   ['removenulls', (v) => v.replaceAll('\0', '')],
   ['replacenulls', (v) => v.replaceAll('\0', ' ')],
