@@ -15,7 +15,7 @@
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { Writable } from 'node:stream'
+import { Writable, type Readable } from 'node:stream'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type, type Static, type TSchema } from 'typebox'
 import { ApiError, badRequest, payloadTooLarge } from '@shared/api/errors'
@@ -96,16 +96,39 @@ export function acceptReplayStreams(app: FastifyInstance): void {
   app.addContentTypeParser('*', (_request, payload, done) => done(null, payload))
 }
 
-/** The body of a replay route as chunks, refused past REPLAY_BODY_LIMIT. */
+/**
+ * The body of a replay route as chunks, refused past REPLAY_BODY_LIMIT. A run that stops before
+ * the end (a refusal, a cancel) leaves the request stream open, since destroying it would reset
+ * the connection before the answer is written; the rest of the body is discarded (discardRest)
+ * so that the connection's next request is read from where it starts.
+ */
 export async function* bodyChunks(request: FastifyRequest): AsyncGenerator<Uint8Array> {
-  const body = request.body as AsyncIterable<Uint8Array> | undefined
+  const body = request.body as Readable | undefined
   if (body === undefined) return
   let bytes = 0
-  for await (const chunk of body) {
-    bytes += chunk.byteLength
-    if (bytes > REPLAY_BODY_LIMIT) throw payloadTooLarge(REPLAY_BODY_LIMIT)
-    yield chunk
+  let ended = false
+  try {
+    for await (const chunk of body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
+      bytes += chunk.byteLength
+      if (bytes > REPLAY_BODY_LIMIT) throw payloadTooLarge(REPLAY_BODY_LIMIT)
+      yield chunk
+    }
+    ended = true
+  } finally {
+    if (!ended) discardRest(request)
   }
+}
+
+/**
+ * Reads and drops what a run left of the body. A reader suspended mid-body (an input refused at
+ * its first line) keeps its 'readable' listener, under which resume() does nothing
+ * (https://nodejs.org/api/stream.html#readableresume), so the listeners go first.
+ */
+export function discardRest(request: FastifyRequest): void {
+  const raw = request.raw
+  if (raw.readableEnded || raw.destroyed) return
+  raw.removeAllListeners('readable')
+  raw.resume()
 }
 
 /**
@@ -603,6 +626,7 @@ export async function answerReplay<S extends { requests: number }>(
     return reply
   } finally {
     reply.raw.off('close', disconnected)
+    discardRest(request)
   }
 }
 

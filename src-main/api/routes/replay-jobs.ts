@@ -26,6 +26,7 @@ import type { ZoneRegistry } from '../../zones/registry'
 import { ok } from '../envelope'
 import {
   acceptReplayStreams,
+  discardRest,
   bodyChunks,
   declaredLength,
   ReplayInputQuery,
@@ -154,9 +155,10 @@ export const replayJobRoutes: FastifyPluginAsyncTypebox<{
             ...(input.host === undefined ? {} : { host: input.host }),
           }
           const job = await jobs.start(zoneId, kind, input.name, (work) =>
-            kind === 'replay'
+            (kind === 'replay'
               ? replays.replay(zoneId, input.source, options, work)
-              : replays.compare(zoneId, input.source, { ...options, results: false }, work),
+              : replays.compare(zoneId, input.source, { ...options, results: false }, work)
+            ).finally(() => discardRest(request)),
           )
           return reply.code(202).send(ok(job))
         },
