@@ -47,6 +47,8 @@ test('simulate a WordPress login with exposed credentials and keep it as a sampl
 
   await page.goto(workbench.ui)
   await page.getByRole('link', { name: 'Simulator' }).click()
+  // The screen's address names the zone once the zones are read (lib/route.ts).
+  await expect(page).toHaveURL(/#\/zones\/[0-9a-f]{32}\/simulator$/)
   await expect(page.getByLabel('Zone')).toHaveValue(/^[0-9a-f]{32}$/)
 
   await page.getByLabel('Method').selectOption('POST')
