@@ -5,25 +5,8 @@
 
 import AxeBuilder from '@axe-core/playwright'
 import type { Page, TestInfo } from '@playwright/test'
+import { SCREENS, type Screen } from '../../src-renderer/src/lib/route'
 import { expect, test, type Workbench } from './fixtures'
-
-const SCREENS = [
-  'zones',
-  'managed-rules',
-  'firewall-rules',
-  'migration',
-  'simulator',
-  'replay',
-  'events',
-  'expressions',
-  'history',
-  'export',
-  'import',
-  'production',
-  'objects',
-  'settings',
-] as const
-type ScreenName = (typeof SCREENS)[number]
 
 const VIEWPORTS = [
   { width: 1024, height: 700 },
@@ -162,7 +145,7 @@ async function check(page: Page, info: TestInfo, label: string) {
 }
 
 /** A zone screen's route, on the zone given. */
-function zoneHash(screen: ScreenName, zoneId: string | null) {
+function zoneHash(screen: Screen, zoneId: string | null) {
   if (screen === 'zones' || zoneId === null) return `#/${screen}`
   return ['settings', 'objects', 'import', 'production'].includes(screen)
     ? `#/${screen}`
