@@ -7,6 +7,9 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
+// Engineers testing side by side build into their own folders (`electron-vite build --outDir`).
+const BUILD_DIR = process.env.WORKBENCH_BUILD_DIR ?? 'out'
+
 export interface Workbench {
   ui: string
   api: string
@@ -19,7 +22,7 @@ export async function startHeadless(
 ): Promise<{ child: ChildProcess; workbench: Workbench }> {
   const child = spawn(
     process.execPath,
-    ['out/main/headless.js', '--port', '0', '--data-dir', dataDir],
+    [join(BUILD_DIR, 'main/headless.js'), '--port', '0', '--data-dir', dataDir],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, ...env },
