@@ -239,10 +239,10 @@ function inProcess(
         { trace: options.trace, record: false, scope: true },
       )
       return simulations.map((simulation, index) => {
-        const { line } = items[index]!
+        const item = items[index]!
         return {
-          line,
-          ray_id: rayIdOf(line),
+          line: item.line,
+          ray_id: rayIdOf(item),
           outcome: simulation.outcome,
           action: simulation.action,
           events: simulation.events,
@@ -308,10 +308,10 @@ function comparingInProcess(simulator: Simulator, zoneId: string): ReplayEvaluat
         items.map((item) => item.request),
       )
       return results.map((result, index) => {
-        const { line } = items[index]!
+        const item = items[index]!
         return {
-          line,
-          ray_id: rayIdOf(line),
+          line: item.line,
+          ray_id: rayIdOf(item),
           outcome: result.new.outcome,
           action: result.new.action,
           events: [],

@@ -3,8 +3,9 @@
 // through it as the simulate API runs one, and a verdict per request. Pure but for the catalog's
 // files and the credential database, so the worker (worker.ts) is only its message handling.
 //
-// A replay's ray ids come from the input's line numbers, not from randomness: the same file gives
-// the same verdicts on any number of threads and in any run.
+// A replay's ray ids are the log's own where it gives the vendor's (Logpush's RayID), else made
+// from the input's line numbers, never from randomness: the same file gives the same verdicts on
+// any number of threads and in any run.
 
 import Database from 'better-sqlite3'
 import { requestContext } from '@shared/expression'
@@ -30,6 +31,8 @@ export interface ReplayItem {
   request: SimulatedRequest
   /** when the request was made (ms since the epoch), where the log says */
   time?: number
+  /** the vendor's id of the request, where the log gives it */
+  rayId?: string
 }
 
 /** What the zone did to one request. */
@@ -54,8 +57,18 @@ export interface ReplayBatchOptions {
   at: number
 }
 
-/** A replay's ray id: the input's line, as 16 hex digits like the vendor's. */
-export const rayIdOf = (line: number): string => line.toString(16).padStart(16, '0')
+/** The vendor's ray ids: 16 hex digits (docs/vendor-behaviour.md#logpush-http-requests-dataset). */
+const VENDOR_RAY_ID = /^[0-9a-f]{16}$/i
+
+/**
+ * A verdict's ray id, for every format: the one the log recorded when it has the vendor's shape
+ * (so a verdict can be looked up in the vendor's own logs and dashboard), else the input's line
+ * as 16 hex digits.
+ */
+export const rayIdOf = (item: Pick<ReplayItem, 'line' | 'rayId'>): string =>
+  item.rayId !== undefined && VENDOR_RAY_ID.test(item.rayId)
+    ? item.rayId.toLowerCase()
+    : item.line.toString(16).padStart(16, '0')
 
 /** The zone compiled in a worker, the catalog read from `resourcesDir`. */
 export function compileReplayZone(setup: ReplayWorkerSetup): CompiledZone {
@@ -98,7 +111,7 @@ export function evaluateItems(
     const decision = zone.evaluate(ctx, { trace: options.trace, credentials })
     return {
       line: item.line,
-      ray_id: rayIdOf(item.line),
+      ray_id: rayIdOf(item),
       outcome: decision.outcome,
       action: decision.action,
       events: decision.events,

@@ -199,6 +199,7 @@ export async function runReplay(options: ReplayRunOptions): Promise<ReplayRun> {
         line: record.line,
         request: record.request,
         ...(record.time === undefined ? {} : { time: record.time }),
+        ...(record.rayId === undefined ? {} : { rayId: record.rayId }),
       })
       if (items.length < BATCH_SIZE) continue
       send(items)

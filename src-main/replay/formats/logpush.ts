@@ -144,5 +144,12 @@ export function logpushRequestOfLine(line: Line): ReplayRecord {
     request.wafScores = scores
   }
   const time = epochMilliseconds(log.EdgeStartTimestamp)
-  return { line: line.number, request, absent, ...(time === undefined ? {} : { time }) }
+  const rayId = text(log.RayID)
+  return {
+    line: line.number,
+    request,
+    absent,
+    ...(time === undefined ? {} : { time }),
+    ...(rayId === undefined ? {} : { rayId }),
+  }
 }

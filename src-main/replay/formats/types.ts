@@ -22,6 +22,8 @@ export interface ReplayRequest {
   absent: readonly RequestPart[]
   /** when the request was made (ms since the epoch), where the log says */
   time?: number
+  /** the vendor's id of the request, where the log gives it (Logpush's RayID): see rayIdOf */
+  rayId?: string
 }
 
 /** A log line that records no request (a TLS handshake sent to port 80, a bare "-"). */

@@ -11,6 +11,7 @@ import { requestContext } from '@shared/expression'
 import { compileZone } from '../../../src-main/engine'
 import { readCatalogFiles, ManagedCatalog } from '../../../src-main/zones/rulesets/catalog'
 import { lackedFields } from '../../../src-main/replay/absent'
+import { evaluateItems } from '../../../src-main/replay/evaluation'
 import { HarScanner } from '../../../src-main/replay/formats/har'
 import { isSkipped, type ReplayRecord } from '../../../src-main/replay/formats/types'
 import { detectFormat, openReplayInput } from '../../../src-main/replay/input'
@@ -95,6 +96,33 @@ describe('replay input formats', () => {
         expect(record.time, name).toBe(Date.UTC(2026, 10, 24, 10, 0, i))
       })
     }
+  })
+
+  it('takes Logpush’s RayID as the verdict’s ray id; a log without one numbers by its line', async () => {
+    const items = async (name: string) =>
+      (await read(fixture(name), { host: 'example.com' })).records.flatMap((record) =>
+        isSkipped(record) ? [] : [record],
+      )
+    const rayIds = async (name: string) =>
+      evaluateItems(zone, await items(name), () => undefined, { trace: false, at: 0 }).map(
+        (verdict) => verdict.ray_id,
+      )
+    expect(await rayIds('logpush.ndjson')).toEqual(
+      Array.from({ length: 7 }, (_, i) => `8c0000000000000${i}`),
+    )
+    expect(await rayIds('requests.ndjson')).toEqual(
+      Array.from({ length: 7 }, (_, i) => (i + 1).toString(16).padStart(16, '0')),
+    )
+    // not the vendor's shape: the line's
+    const odd = Buffer.from(
+      '{"ClientRequestMethod":"GET","ClientRequestURI":"/","RayID":"not-a-ray"}\n',
+    )
+    const [record] = (await read(odd)).records
+    if (record === undefined || isSkipped(record)) throw new Error('no request')
+    expect(record.rayId).toBe('not-a-ray')
+    expect(evaluateItems(zone, [record], () => undefined, { trace: false, at: 0 })[0]!.ray_id).toBe(
+      '0000000000000001',
+    )
   })
 
   it('skips a log line that records no request, and says why', async () => {
