@@ -9,6 +9,7 @@
 import { Type, type Static, type TSchema } from 'typebox'
 import { CREDENTIAL_KINDS, type CredentialImport } from './api/credentials'
 import type { ApiMessage, Envelope } from './api/envelope'
+import { REPLAY_JOB_KINDS, type ReplayJob } from './api/simulate'
 
 export interface ServiceInfo {
   /** e.g. http://127.0.0.1:8787/client/v4 */
@@ -116,6 +117,16 @@ export const BRIDGE_INPUTS = {
     suggestedName: Type.String({ minLength: 1, maxLength: 255, pattern: '^[^/\\\\]+$' }),
     text: Type.String(),
   }),
+  /**
+   * Starts a replay (or the migration's compare) of a traffic file the user picks, run by the
+   * service as a job: the Electron shell opens its file dialog and posts the chosen path as
+   * `{"file": …}`, so the service streams the file from disk; the headless shell's page uploads
+   * the file it picked instead. The renderer never names a path.
+   */
+  replayChosenFile: Type.Object({
+    zoneId: Type.String({ minLength: 1, maxLength: 64 }),
+    kind: Type.Enum(REPLAY_JOB_KINDS),
+  }),
 } satisfies Record<string, TSchema>
 
 export interface BridgeOutputs {
@@ -129,6 +140,8 @@ export interface BridgeOutputs {
   importCredentialList: CredentialImport | null
   /** the saved file's name, or null when the user closed the save dialog without choosing */
   saveFile: { name: string } | null
+  /** the job started, or null when the user closed the file dialog without choosing */
+  replayChosenFile: ReplayJob | null
 }
 
 export type BridgeOperation = keyof typeof BRIDGE_INPUTS & keyof BridgeOutputs

@@ -46,6 +46,12 @@ export function createBridge({ inspector, serviceInfo, callApi }: BridgeDependen
         'This shell has no save dialog: export the file from GET /workbench/v1/zones/{id}/export',
       )
     },
+    replayChosenFile: async () => {
+      throw badRequest(
+        API_ERRORS.invalidRequest,
+        'This shell has no file dialog: upload the traffic to POST /workbench/v1/zones/{id}/replays (or …/waf_migration/compares) as the body, or post {"file": "/abs/path"}',
+      )
+    },
   }
 }
 

@@ -12,11 +12,13 @@ import {
   openPreferences,
   storeCredentials,
 } from '../preferences'
+import { replayChosenFile } from '../bridge/replay-file'
 import { createService, type Service } from '../service'
 import { importChosenList } from './credential-import'
 import { saveChosenFile } from './file-save'
 import { registerBridgeIpc } from './ipc'
 import { installApplicationMenu } from './menu'
+import { chooseTrafficFile } from './traffic-file'
 
 const rendererIndex = join(import.meta.dirname, '..', 'renderer', 'index.html')
 const rendererUrl = pathToFileURL(rendererIndex).href
@@ -53,6 +55,10 @@ async function start(): Promise<void> {
       ...service.bridge,
       importCredentialList: importChosenList(() => window, service.credentials),
       saveFile: saveChosenFile(() => window),
+      replayChosenFile: replayChosenFile(
+        chooseTrafficFile(() => window),
+        service.bridge.callApi,
+      ),
     },
     isOwnFrame,
   )
