@@ -266,7 +266,13 @@ export function detectionTable(rows: [Rates, CrsCorpusRates | undefined][]): str
   return lines.join('\n')
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+// Run as a script, not bundled into a benchmark that imports it (bench/run.ts), where
+// import.meta.url is the bundle's own and so equals argv[1].
+if (
+  process.argv[1] !== undefined &&
+  import.meta.url === pathToFileURL(process.argv[1]).href &&
+  import.meta.url.endsWith('/detection-rates.ts')
+) {
   const measure = createMeasurer()
   const measureCrs = createCrsCorpusMeasurer()
   console.log(
