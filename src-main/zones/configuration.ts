@@ -35,6 +35,7 @@ import { newVendorId, vendorTimestamp } from './vendor-format'
 import { Rulesets } from './rulesets/rulesets'
 import { MIGRATION_STARTED_NOTE, type ZoneObject, type ZoneRecord } from './zone-object'
 import { MIGRATION_ERRORS } from '@shared/api/error-codes'
+import { offersValidationMode } from '@shared/api/zones'
 
 /** Whose rulesets: a zone's, or the account's. */
 export type RulesetOwner = { zoneId: string } | { accountId: string }
@@ -274,7 +275,7 @@ export class ZoneConfiguration {
               : `The migration is underway and completes at ${new Date(snapshot.settings.migration_switch_at ?? 0).toISOString()}; it cannot be changed meanwhile.`,
           )
         }
-        if (mode === 'validation' && record.plan !== 'enterprise') {
+        if (mode === 'validation' && !offersValidationMode(record.plan)) {
           throw badRequest(
             MIGRATION_ERRORS.validationNotAllowed,
             `Validation mode is available to Enterprise zones only (this zone is on the ${record.plan} plan): deploy with waf_migration=pending.`,

@@ -8,6 +8,14 @@ import { Type, type Static } from 'typebox'
 export const ZONE_PLANS = ['free', 'pro', 'business', 'enterprise'] as const
 export type ZonePlan = (typeof ZONE_PLANS)[number]
 
+/**
+ * Whether a zone on `plan` may deploy its migration in validation mode (both products running
+ * side by side until the cut-over): Enterprise zones only (docs/vendor-behaviour.md#migration-api).
+ */
+export function offersValidationMode(plan: ZonePlan): boolean {
+  return plan === 'enterprise'
+}
+
 /** `previous`: still on the previous managed-rules product, so its migration can be rehearsed. */
 export const WAF_PRODUCTS = ['managed_rulesets', 'previous'] as const
 export type WafProduct = (typeof WAF_PRODUCTS)[number]

@@ -1,7 +1,6 @@
 // How the Migration screen names the previous product's settings and the migration's states, the
 // page-rule actions it offers, and the switch-over countdown it shows.
 
-import type { ZonePlan } from '@shared/api/zones'
 import type {
   MigrationState,
   NotMigrated,
@@ -74,11 +73,6 @@ export type DeployMode = 'validation' | 'pending'
  */
 export function deployPath(zoneId: string, mode: DeployMode): string {
   return `/zones/${zoneId}/rulesets/phases/http_request_firewall_managed/entrypoint?waf_migration=${mode}&phase_two=1`
-}
-
-/** Validation mode (both products side by side) is offered to Enterprise zones only. */
-export function canValidate(plan: ZonePlan): boolean {
-  return plan === 'enterprise'
 }
 
 /** The page-rule actions that switch the previous WAF off or on for a URL pattern. */
