@@ -194,6 +194,8 @@ export interface ReplayRunHooks {
   signal?: AbortSignal
   /** receives one NDJSON line per request, in input order */
   verdicts?: Writable
+  /** receives each request judged, one JSON line each, in the verdicts' order */
+  requests?: Writable
   onProgress?: (progress: ReplayProgress) => void
   /** called once the input is open and the workers are ready */
   onOpened?: () => void
@@ -403,6 +405,7 @@ async function runWithHooks(
     tally,
     trace,
     ...(hooks.verdicts === undefined ? {} : { verdicts: hooks.verdicts }),
+    ...(hooks.requests === undefined ? {} : { requests: hooks.requests }),
     ...(hooks.signal === undefined ? {} : { signal: hooks.signal }),
     ...(source.totalBytes === undefined ? {} : { totalBytes: source.totalBytes }),
     onProgress: (progress) => hooks.onProgress?.(progressOf(progress, source.totalBytes)),
@@ -528,6 +531,7 @@ export class ReplayRunner {
       const read = await runWithHooks(input, evaluator, intake, source, {
         ...hooks,
         verdicts: undefined,
+        requests: undefined,
       })
       if (read === undefined) return { cancelled: true as const }
       return { cancelled: false as const, summary: { ...intake.comparison(), ...read(threads) } }

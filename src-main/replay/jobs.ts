@@ -37,6 +37,8 @@ export interface JobWork {
   signal: AbortSignal
   /** the job's verdict file */
   verdicts: Writable
+  /** the job's file of the requests judged, line for line with its verdicts (drill-down) */
+  requests: Writable
   onProgress(progress: ReplayProgress): void
   /** to call once the input is open (its format known): the job's start is answered then */
   onOpened(): void
@@ -46,6 +48,8 @@ interface Job {
   record: ReplayJob
   controller: AbortController
   file: string
+  /** the requests judged, line for line with `file` */
+  requestsFile: string
   /** settles when the work has ended and the verdict file is closed */
   settled: Promise<void>
 }
@@ -84,6 +88,8 @@ export class ReplayJobs {
     const id = randomBytes(16).toString('hex')
     const file = join(this.dir, `${id}.ndjson`)
     const verdicts = createWriteStream(file)
+    const requestsFile = join(this.dir, `${id}.requests.ndjson`)
+    const requests = createWriteStream(requestsFile)
     const controller = new AbortController()
     const record: ReplayJob = {
       id,
@@ -94,7 +100,7 @@ export class ReplayJobs {
       source,
       progress: { ...NO_PROGRESS },
     }
-    const job: Job = { record, controller, file, settled: Promise.resolve() }
+    const job: Job = { record, controller, file, requestsFile, settled: Promise.resolve() }
     let opened = false
     return new Promise((resolve, reject) => {
       const onOpened = () => {
@@ -106,6 +112,7 @@ export class ReplayJobs {
       const run = work({
         signal: controller.signal,
         verdicts,
+        requests,
         onProgress: (progress) => (record.progress = progress),
         onOpened,
       })
@@ -130,10 +137,12 @@ export class ReplayJobs {
           },
         )
         .then(async () => {
-          await new Promise<void>((closed) => verdicts.end(closed))
+          await Promise.all(
+            [verdicts, requests].map((stream) => new Promise<void>((closed) => stream.end(closed))),
+          )
           record.finished_on = this.timestamp()
           if (opened) this.prune(zoneId)
-          else rmSync(file, { force: true })
+          else for (const written of [file, requestsFile]) rmSync(written, { force: true })
         })
     })
   }
@@ -153,6 +162,11 @@ export class ReplayJobs {
   /** The job's verdict file: what it has written so far, all of it once done. */
   verdictsFile(zoneId: string, kind: ReplayJobKind, id: string, path: string): string {
     return this.job(zoneId, kind, id, path).file
+  }
+
+  /** The job's requests judged, line for line with its verdict file. */
+  requestsFile(zoneId: string, kind: ReplayJobKind, id: string, path: string): string {
+    return this.job(zoneId, kind, id, path).requestsFile
   }
 
   /** Cancels a running job (answering it once stopped), or removes a finished one. */
@@ -185,7 +199,7 @@ export class ReplayJobs {
 
   private remove(job: Job): void {
     this.jobs.delete(job.record.id)
-    rmSync(job.file, { force: true })
+    for (const written of [job.file, job.requestsFile]) rmSync(written, { force: true })
   }
 
   /** Keeps the zone's newest KEPT_FINISHED finished jobs. */

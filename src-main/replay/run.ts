@@ -55,6 +55,8 @@ export interface ReplayRunOptions {
   verdicts?: Writable
   /** each verdict line carries the request's trace */
   trace?: boolean
+  /** receives the request of each verdict, one JSON line each, in the verdicts' order */
+  requests?: Writable
   signal?: AbortSignal
   /** called after each batch is tallied */
   onProgress?: (progress: ReplayProgress) => void
@@ -120,7 +122,7 @@ async function write(stream: Writable, text: string): Promise<void> {
 }
 
 export async function runReplay(options: ReplayRunOptions): Promise<ReplayRun> {
-  const { input, evaluator, tally, verdicts, signal } = options
+  const { input, evaluator, tally, verdicts, requests: judged, signal } = options
   const batchOptions: ReplayBatchOptions = {
     trace: options.trace === true,
     at: options.at ?? Date.now(),
@@ -155,17 +157,20 @@ export async function runReplay(options: ReplayRunOptions): Promise<ReplayRun> {
     const answered = await unlessAborted(batch.verdicts, signal)
     if (answered === ABORTED) return false
     let text = ''
+    let judgedText = ''
     answered.forEach((verdict, index) => {
       const { request } = batch.items[index]!
       tally.add(request, verdict)
       requests++
       if (verdicts !== undefined) text += `${JSON.stringify(verdictLine(request, verdict))}\n`
+      if (judged !== undefined) judgedText += `${JSON.stringify(request)}\n`
     })
     // A reader that stopped reading must not hold up an abort.
-    if (
-      verdicts !== undefined &&
-      (await unlessAborted(write(verdicts, text), signal)) === ABORTED
-    ) {
+    const written = [
+      ...(verdicts === undefined ? [] : [write(verdicts, text)]),
+      ...(judged === undefined ? [] : [write(judged, judgedText)]),
+    ]
+    if (written.length > 0 && (await unlessAborted(Promise.all(written), signal)) === ABORTED) {
       return false
     }
     options.onProgress?.(progress())

@@ -267,6 +267,8 @@ export interface ReplayVerdictLine extends ReplayResult {
   /** the request's line in the input (for HAR, its entry's index + 1) */
   line: number
   trace?: TraceNode[]
+  /** the request judged, as the simulate API takes it (a replay job's results carry it) */
+  request?: SimulatedRequest
 }
 
 export const REPLAY_JOB_KINDS = ['replay', 'compare'] as const

@@ -245,3 +245,50 @@ describe('compare jobs', () => {
     expect((await running.call(workbench(zone, `replays/${job.id}`))).status).toBe(404)
   }, 120_000)
 })
+
+describe('a replay job’s results (the drill-down)', () => {
+  it('lists the verdicts of an outcome, a rule or a path, each with the request it judged', async () => {
+    const zone = await zoneExecuting(running, [GENERAL])
+    const lines = [
+      { method: 'GET', url: 'https://shop.example.com/a?file=../../etc/passwd' },
+      {
+        method: 'POST',
+        url: 'https://shop.example.com/login',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'user=ann',
+      },
+      { method: 'GET', url: 'https://shop.example.com/a?q=1' },
+    ]
+    const file = fileOf('drill.ndjson', lines.map((line) => `${JSON.stringify(line)}\n`).join(''))
+    const started = await running.call(workbench(zone, 'replays'), post({ file }))
+    const { job } = await finished(workbench(zone, `replays/${started.body.result.id}`))
+    const results = (query: string) =>
+      running.ok(workbench(zone, `replays/${job.id}/results${query}`))
+
+    const blocked = await results('?outcome=blocked')
+    expect(blocked).toHaveLength(1)
+    expect(blocked[0]).toMatchObject({ line: 1, outcome: 'blocked', request: lines[0] })
+    const [rule] = blocked[0].rules
+    expect((await results(`?rule_id=${rule}`)).map((v: any) => v.line)).toEqual([1])
+
+    const passed = await results('?outcome=passed')
+    expect(passed.map((v: any) => v.line)).toEqual([2, 3])
+    expect(passed[0].request).toEqual(lines[1])
+    expect((await results('?path=/a')).map((v: any) => v.line)).toEqual([1, 3])
+    expect((await results('?limit=1')).map((v: any) => v.line)).toEqual([1])
+
+    await running.refused(
+      workbench(zone, `replays/${job.id}/results?outcome=eaten`),
+      undefined,
+      400,
+    )
+    expect((await running.call(workbench(zone, `replays/${'0'.repeat(32)}/results`))).status).toBe(
+      404,
+    )
+    // the verdict file is unchanged: the lines ?results=true streams, without the requests
+    const download = await fetch(workbench(zone, `replays/${job.id}/verdicts`), {
+      headers: { authorization: `Bearer ${CREDENTIALS.apiToken}` },
+    })
+    expect(ndjsonLines(await download.text())[1].request).toBeUndefined()
+  })
+})

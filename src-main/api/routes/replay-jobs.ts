@@ -8,19 +8,29 @@
 //   GET    …/replays               the zone's jobs, newest first
 //   GET    …/replays/:job          its state, progress and, when done, its summary
 //   GET    …/replays/:job/verdicts its verdicts as NDJSON (a compare's: its compared requests)
+//   GET    …/replays/:job/results  a replay's first `limit` verdicts of an `outcome`, a rule
+//                                  (`rule_id`) or a `path` (as the summary counts paths), each with
+//                                  the request judged, in the envelope: the screen's drill-down
 //   DELETE …/replays/:job          cancels a running job, removes a finished one
 //
 // `?format=`, `?host=` and `?threads=` as for POST …/replay.
 
 import { accessSync, constants, createReadStream, statSync } from 'node:fs'
 import { isAbsolute } from 'node:path'
+import { createInterface } from 'node:readline'
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { Value } from 'typebox/value'
 import { ApiError, badRequest } from '@shared/api/errors'
 import { API_ERRORS } from '@shared/api/error-codes'
-import { ReplayFileBody, type ReplayJobKind } from '@shared/api/simulate'
+import {
+  OUTCOMES,
+  ReplayFileBody,
+  type ReplayJobKind,
+  type ReplayVerdictLine,
+} from '@shared/api/simulate'
+import { requestPath } from '@shared/replay/traffic'
 import type { ReplayJobs } from '../../replay/jobs'
 import type { ZoneRegistry } from '../../zones/registry'
 import { ok } from '../envelope'
@@ -37,6 +47,12 @@ import {
 
 const JobParams = Type.Object({ zone_id: Type.String(), job: Type.String({ maxLength: 64 }) })
 const ZoneParams = Type.Object({ zone_id: Type.String() })
+const ResultsQuery = Type.Object({
+  outcome: Type.Optional(Type.Enum(OUTCOMES)),
+  rule_id: Type.Optional(Type.String({ maxLength: 64 })),
+  path: Type.Optional(Type.String({ maxLength: 4096 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
+})
 
 /** The JSON naming a file is small; an upload is not read further to tell them apart. */
 const FILE_BODY_LIMIT = 64 * 1024
@@ -126,6 +142,53 @@ async function jobInput(request: FastifyRequest): Promise<JobInput> {
   }
 }
 
+/** The lines of a file as it stands, read as a stream: a job's files grow with its input. */
+function linesOf(file: string) {
+  const input = createReadStream(file)
+  const lines = createInterface({ input, crlfDelay: Infinity })
+  return {
+    lines: lines[Symbol.asyncIterator](),
+    close: () => {
+      lines.close()
+      input.destroy()
+    },
+  }
+}
+
+/**
+ * The first `limit` verdicts of a job that `wanted` keeps, each with its request, read from the
+ * verdict file and the requests file line for line. A line the job is still writing does not
+ * parse, and ends the reading.
+ */
+async function matchingVerdicts(
+  files: { verdicts: string; requests: string },
+  wanted: (verdict: ReplayVerdictLine) => boolean,
+  limit: number,
+): Promise<ReplayVerdictLine[]> {
+  const found: ReplayVerdictLine[] = []
+  const verdicts = linesOf(files.verdicts)
+  const requests = linesOf(files.requests)
+  try {
+    for (;;) {
+      const [verdict, request] = await Promise.all([verdicts.lines.next(), requests.lines.next()])
+      if (verdict.done === true || request.done === true) break
+      let parsed: ReplayVerdictLine
+      try {
+        parsed = { ...JSON.parse(verdict.value), request: JSON.parse(request.value) }
+      } catch {
+        break
+      }
+      if (!wanted(parsed)) continue
+      found.push(parsed)
+      if (found.length >= limit) break
+    }
+  } finally {
+    verdicts.close()
+    requests.close()
+  }
+  return found
+}
+
 export const replayJobRoutes: FastifyPluginAsyncTypebox<{
   jobs: ReplayJobs
   replays: ReplayRunner
@@ -186,6 +249,26 @@ export const replayJobRoutes: FastifyPluginAsyncTypebox<{
           .send(createReadStream(file))
       },
     )
+
+    if (kind === 'replay') {
+      app.get(
+        `/zones/:zone_id/${path}/:job/results`,
+        { schema: { params: JobParams, querystring: ResultsQuery } },
+        async (request) => {
+          const { zone_id, job } = request.params
+          const { outcome, rule_id, path: wantedPath, limit = 50 } = request.query
+          const files = {
+            verdicts: jobs.verdictsFile(zone_id, kind, job, pathOf(request)),
+            requests: jobs.requestsFile(zone_id, kind, job, pathOf(request)),
+          }
+          const wanted = (verdict: ReplayVerdictLine) =>
+            (outcome === undefined || verdict.outcome === outcome) &&
+            (rule_id === undefined || verdict.rules.includes(rule_id)) &&
+            (wantedPath === undefined || requestPath(verdict.url) === wantedPath)
+          return ok(await matchingVerdicts(files, wanted, limit))
+        },
+      )
+    }
 
     app.delete(`/zones/:zone_id/${path}/:job`, { schema: { params: JobParams } }, async (request) =>
       ok(await jobs.cancel(request.params.zone_id, kind, request.params.job, pathOf(request))),
