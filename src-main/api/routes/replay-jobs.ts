@@ -86,6 +86,8 @@ async function namedFile(
   } catch {
     return { read }
   }
+  // The bridge's callApi sends a text (the Migration screen's pasted traffic) as a JSON string.
+  if (typeof parsed === 'string') return { read: [Buffer.from(parsed)] }
   if (parsed === null || typeof parsed !== 'object' || !('file' in parsed)) return { read }
   if (!Value.Check(ReplayFileBody, parsed)) {
     const [first] = Value.Errors(ReplayFileBody, parsed)
@@ -129,7 +131,7 @@ async function jobInput(request: FastifyRequest): Promise<JobInput> {
       ...(file.host === undefined ? {} : { host: file.host }),
     }
   }
-  const totalBytes = declaredLength(request)
+  const totalBytes = read.length > 0 ? Buffer.concat(read).byteLength : declaredLength(request)
   return {
     source: {
       chunks: (async function* () {
