@@ -6,6 +6,7 @@ import ipaddr from 'ipaddr.js'
 import { isHexDigit, isWordChar } from '@shared/expression'
 import { detectSqli } from './libinjection/sqli'
 import { detectXss } from './libinjection/xss'
+import { PhraseAutomaton } from './phrase-automaton'
 import { compileCrsRegex } from './regex-dialect'
 
 /** A compiled operator: undefined without a match, else the captures, [0] the whole match. */
@@ -25,7 +26,16 @@ const isSpace = (c: number) => c === 0x20 || (c >= 0x09 && c <= 0x0d)
  */
 function atoi(text: string): number {
   // Most values are short plain numbers, which need neither the clamp nor the cast.
-  if (text.length > 0 && text.length < 10 && /^\d+$/.test(text)) return Number(text)
+  if (text.length > 0 && text.length < 10) {
+    let value = 0
+    let i = 0
+    for (; i < text.length; i++) {
+      const digit = text.charCodeAt(i) - 0x30
+      if (digit < 0 || digit > 9) break
+      value = value * 10 + digit
+    }
+    if (i === text.length) return value
+  }
   const m = /^[ \t\n\v\f\r]*([+-]?)(\d+)/.exec(text)
   if (!m) return 0
   let value = BigInt(m[2]!)
@@ -81,65 +91,17 @@ function pmContent(text: string): string {
   return String.fromCharCode(...bytes.slice(0, converted ? x : bytes.length))
 }
 
-interface TrieNode {
-  next: Map<number, TrieNode>
-  fail: TrieNode | undefined
-  /** the phrase ending here, or through the failure links the longest one that does */
-  output: string | undefined
-}
-
-const asciiLower = (c: number) => (c >= 0x41 && c <= 0x5a ? c + 0x20 : c)
-
 /**
- * An Aho–Corasick automaton over the phrases, case-insensitive (ModSecurity's acmp with no
- * flags), answering at the first position where a phrase ends with that phrase.
+ * @pm's match, case-insensitive (ModSecurity's acmp with no flags): at the first position where a
+ * phrase ends, that phrase.
  */
 function phraseMatcher(phrases: readonly string[]): CompiledOperator {
-  const root: TrieNode = { next: new Map(), fail: undefined, output: undefined }
-  for (const phrase of phrases) {
-    let node = root
-    for (let i = 0; i < phrase.length; i++) {
-      const c = asciiLower(phrase.charCodeAt(i))
-      let child = node.next.get(c)
-      if (!child) {
-        child = { next: new Map(), fail: undefined, output: undefined }
-        node.next.set(c, child)
-      }
-      node = child
-    }
-    node.output ??= phrase
-  }
-  const queue: TrieNode[] = []
-  for (const child of root.next.values()) {
-    child.fail = root
-    queue.push(child)
-  }
-  for (let head = 0; head < queue.length; head++) {
-    const node = queue[head]!
-    for (const [c, child] of node.next) {
-      let fail = node.fail
-      while (fail && !fail.next.has(c)) fail = fail.fail
-      child.fail = fail?.next.get(c) ?? root
-      child.output ??= child.fail.output
-      queue.push(child)
-    }
-  }
+  const automaton = new PhraseAutomaton(phrases, 'caseless')
   return (value) => {
     // ModSecurity's pm does not look at an empty value.
     if (value.length === 0) return undefined
-    let node = root
-    for (let i = 0; i < value.length; i++) {
-      const c = asciiLower(value.charCodeAt(i))
-      // One lookup per state tried: most bytes continue no phrase and end at the root.
-      let next = node.next.get(c)
-      while (next === undefined && node !== root) {
-        node = node.fail!
-        next = node.next.get(c)
-      }
-      node = next ?? root
-      if (node.output !== undefined) return [node.output]
-    }
-    return undefined
+    const found = automaton.firstMatch(value)
+    return found === -1 ? undefined : [phrases[found]!]
   }
 }
 
