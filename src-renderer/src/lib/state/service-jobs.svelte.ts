@@ -171,6 +171,16 @@ export class ServiceJobs {
     return workbenchApi.getText(this.path(job.zone_id, `/${job.id}/verdicts`))
   }
 
+  /** Saves a text of a job (its summary, its verdicts) as a file the user keeps. */
+  async saveText(suggestedName: string, text: () => string | Promise<string>): Promise<void> {
+    this.error = null
+    try {
+      await bridge.saveFile({ suggestedName, text: await text() })
+    } catch (error) {
+      this.error = error
+    }
+  }
+
   private answerWaiting(): void {
     for (const resolve of this.waiting.splice(0)) resolve()
   }
