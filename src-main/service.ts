@@ -264,6 +264,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
     async close() {
       await server.close()
       await replayJobs.close()
+      await replays.close()
       await zones.close()
       await objects.events.close()
       running.remove()

@@ -33,7 +33,8 @@ import { ComparisonTally } from '@shared/replay/comparison-tally'
 import { ReplayTally, type TalliedSimulation } from '@shared/replay/replay-tally'
 import { openReplayInput, type ReplayInput } from '../replay/input'
 import type { RunAnswer } from '../replay/jobs'
-import { defaultThreads, ReplayPool } from '../replay/pool'
+import { defaultThreads, ReplayPool, type PoolRun } from '../replay/pool'
+import { IDLE_MS, WarmPools, type WarmLease } from '../replay/warm-pools'
 import { runReplay, type ReplayEvaluator, type ReplayProgress as RunProgress } from '../replay/run'
 import {
   rayIdOf,
@@ -282,7 +283,7 @@ function recording(
 type ComparedVerdict = ReplayVerdict & { sides: Pick<ComparedRequest, 'previous' | 'new'> }
 
 /** Each batch to both pools; the answers paired. */
-function comparing(previous: ReplayPool, next: ReplayPool): ReplayEvaluator {
+function comparing(previous: ReplayEvaluator, next: ReplayEvaluator): ReplayEvaluator {
   return {
     size: Math.min(previous.size, next.size),
     fields: [...new Set([...previous.fields, ...next.fields])],
@@ -398,7 +399,7 @@ async function runWithHooks(
   source: ReplaySource,
   hooks: ReplayRunHooks,
   trace = false,
-): Promise<((threads: number) => ReplayInputSummary) | undefined> {
+): Promise<((threads: number, warm?: boolean) => ReplayInputSummary) | undefined> {
   const run = await runReplay({
     input,
     evaluator,
@@ -411,7 +412,7 @@ async function runWithHooks(
     onProgress: (progress) => hooks.onProgress?.(progressOf(progress, source.totalBytes)),
   })
   if (run.cancelled) return undefined
-  return (threads) => ({
+  return (threads, warm) => ({
     format: input.format,
     format_detected: input.detected,
     gzip: input.gzip,
@@ -419,11 +420,14 @@ async function runWithHooks(
     skipped: run.skipped,
     lacked_fields: run.lacked_fields,
     threads,
+    ...(warm === undefined ? {} : { warm }),
   })
 }
 
-/** Replays and compares of a zone's traffic, in pools of worker threads. */
+/** Replays and compares of a zone's traffic, in pools of worker threads kept warm between runs. */
 export class ReplayRunner {
+  private readonly warm = new WarmPools({ maxWorkers: defaultThreads(), idleMs: IDLE_MS })
+
   constructor(
     private readonly simulator: Simulator,
     private readonly resourcesDir: string,
@@ -432,6 +436,11 @@ export class ReplayRunner {
     private readonly tempDir: string,
   ) {
     mkdirSync(tempDir, { recursive: true })
+  }
+
+  /** Closes the pools kept warm (the service is stopping). */
+  close(): Promise<void> {
+    return this.warm.close()
   }
 
   /**
@@ -453,18 +462,35 @@ export class ReplayRunner {
     }
   }
 
-  private async pool(
-    zoneId: string,
-    variant: Variant,
-    threads: number,
+  /**
+   * The zone's pool for `variant` as configured now, warm when its configuration has not changed
+   * since a run kept one: the version is read before the configuration is gathered, so a change
+   * in between only makes the next run compile again.
+   */
+  private async pool(zoneId: string, variant: Variant, threads: number): Promise<WarmLease> {
+    const version = await this.simulator.configurationVersion(zoneId)
+    return this.warm.acquire({ slot: `${zoneId}/${variant}`, version, threads }, async () =>
+      ReplayPool.start({
+        configuration: await this.simulator.configuration(zoneId, variant),
+        resourcesDir: this.resourcesDir,
+        threads,
+      }),
+    )
+  }
+
+  /** `work` on the leases' pools with the run's credentials, the leases released after. */
+  private async onPools<R>(
+    leases: WarmLease[],
     credentialsFile: string,
-  ): Promise<ReplayPool> {
-    return ReplayPool.start({
-      configuration: await this.simulator.configuration(zoneId, variant),
-      resourcesDir: this.resourcesDir,
-      credentialsFile,
-      threads,
-    })
+    work: (runs: PoolRun[]) => Promise<R>,
+  ): Promise<R> {
+    const runs = leases.map((lease) => lease.pool.withCredentials(credentialsFile))
+    try {
+      return await work(runs)
+    } finally {
+      await Promise.all(runs.map((run) => run.release()))
+      for (const lease of leases) lease.release()
+    }
   }
 
   /** The zone's verdict on each request of `source`, summed up. */
@@ -475,9 +501,9 @@ export class ReplayRunner {
     hooks: ReplayRunHooks = {},
   ): Promise<RunAnswer<StreamedReplaySummary>> {
     // The zone first: an unknown one is refused before its body is read.
-    const configuration = await this.simulator.configuration(zoneId)
+    await this.simulator.configurationVersion(zoneId)
     const input = await openReplayInput(source.chunks, options)
-    const run = async (evaluator: ReplayEvaluator, threads: number) => {
+    const run = async (evaluator: ReplayEvaluator, threads: number, warm?: boolean) => {
       hooks.onOpened?.()
       const tally = new ReplayTally({ results: options.results === true })
       const counted =
@@ -486,24 +512,15 @@ export class ReplayRunner {
       if (read === undefined) return { cancelled: true as const }
       return {
         cancelled: false as const,
-        summary: { ...tally.summary({ paths: TOP_PATHS }), ...read(threads) },
+        summary: { ...tally.summary({ paths: TOP_PATHS }), ...read(threads, warm) },
       }
     }
     if (isSmall(source, options))
       return run(inProcess(this.simulator, zoneId, await this.simulator.fields(zoneId)), 0)
     const threads = options.threads ?? defaultThreads()
     return this.withCredentialsCopy(async (credentialsFile) => {
-      const pool = await ReplayPool.start({
-        configuration,
-        resourcesDir: this.resourcesDir,
-        credentialsFile,
-        threads,
-      })
-      try {
-        return await run(pool, threads)
-      } finally {
-        await pool.close()
-      }
+      const lease = await this.pool(zoneId, 'zone', threads)
+      return this.onPools([lease], credentialsFile, ([pool]) => run(pool!, threads, lease.warm))
     })
   }
 
@@ -520,7 +537,7 @@ export class ReplayRunner {
     const generated =
       (await this.simulator.configuration(zoneId, 'new')).generatedEntrypoint !== undefined
     const input = await openReplayInput(source.chunks, options)
-    const run = async (evaluator: ReplayEvaluator, threads: number) => {
+    const run = async (evaluator: ReplayEvaluator, threads: number, warm?: boolean) => {
       const intake = new ComparisonIntake(
         generated ? 'generated' : 'entrypoint',
         hooks.verdicts,
@@ -531,25 +548,24 @@ export class ReplayRunner {
       const read = await runWithHooks(input, evaluator, intake, source, {
         ...hooks,
         verdicts: undefined,
-        requests: undefined,
       })
       if (read === undefined) return { cancelled: true as const }
-      return { cancelled: false as const, summary: { ...intake.comparison(), ...read(threads) } }
+      return {
+        cancelled: false as const,
+        summary: { ...intake.comparison(), ...read(threads, warm) },
+      }
     }
     if (isSmall(source, options)) return run(comparingInProcess(this.simulator, zoneId), 0)
     const perProduct = Math.max(1, Math.floor((options.threads ?? defaultThreads()) / 2))
     return this.withCredentialsCopy(async (credentialsFile) => {
-      const previous = await this.pool(zoneId, 'previous', perProduct, credentialsFile)
-      try {
-        const next = await this.pool(zoneId, 'new', perProduct, credentialsFile)
-        try {
-          return await run(comparing(previous, next), perProduct * 2)
-        } finally {
-          await next.close()
-        }
-      } finally {
-        await previous.close()
-      }
+      const previous = await this.pool(zoneId, 'previous', perProduct)
+      const next = await this.pool(zoneId, 'new', perProduct).catch((error: unknown) => {
+        previous.release()
+        throw error
+      })
+      return this.onPools([previous, next], credentialsFile, ([before, after]) =>
+        run(comparing(before!, after!), perProduct * 2, previous.warm && next.warm),
+      )
     })
   }
 }

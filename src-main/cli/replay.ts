@@ -249,12 +249,16 @@ export const replayCommand: Command = {
     // Timed from the workers' start: the rate is the evaluation's, not the zone's compilation's.
     let started: number
     try {
-      const pool = await ReplayPool.start({ ...source, threads })
+      const pool = await ReplayPool.start({
+        configuration: source.configuration,
+        resourcesDir: source.resourcesDir,
+        threads,
+      })
       started = performance.now()
       try {
         run = await runReplay({
           input,
-          evaluator: pool,
+          evaluator: pool.withCredentials(source.credentialsFile),
           tally,
           verdicts: invocation.output,
           trace: values.trace === true,

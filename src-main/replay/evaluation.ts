@@ -21,8 +21,6 @@ export interface ReplayWorkerSetup {
   configuration: Gathered
   /** the resources/ folder the managed catalog is read from */
   resourcesDir: string
-  /** the credential database's SQLite file, opened read-only; none: no credentials are exposed */
-  credentialsFile?: string
 }
 
 /** One request of a batch. */
@@ -55,6 +53,11 @@ export interface ReplayBatchOptions {
   trace: boolean
   /** the time of requests whose log gives none (ms since the epoch): one per run */
   at: number
+  /**
+   * the run's credential database (a SQLite file, opened read-only by the worker); none: no
+   * credentials are exposed
+   */
+  credentialsFile?: string
 }
 
 /** The vendor's ray ids: 16 hex digits (docs/vendor-behaviour.md#logpush-http-requests-dataset). */

@@ -2,22 +2,30 @@
 // configuration (evaluation.ts, worker.ts), so a replay's evaluation leaves the main thread free
 // for the API and the UI.
 //
-//   const pool = await ReplayPool.start({ configuration, resourcesDir, credentialsFile, threads })
-//   const verdicts = await pool.evaluate(items, { trace: false, at })   // in the items' order
+//   const pool = await ReplayPool.start({ configuration, resourcesDir, threads })
+//   const run = pool.withCredentials(credentialsFile)  // an evaluator for one run
+//   const verdicts = await run.evaluate(items, { trace: false, at })   // in the items' order
+//   await run.release()   // the workers close their connections to credentialsFile
 //   pool.fields      // the Rules fields the zone's rules read
 //   await pool.close()
 //
-// Batches go round the workers; each worker answers its batches in the order it got them, so a
-// caller awaiting them in the order it sent them reads verdicts in input order (run.ts does). The
-// default is one worker per core less one, which the service keeps.
+// Batches go round the workers; each worker answers its messages in the order it got them, so a
+// caller awaiting them in the order it sent them reads verdicts in input order (run.ts does). A
+// pool outlives a run when the service keeps it warm (warm-pools.ts).
+//
+// Memory: a worker holding all three managed rulesets (CRS interpreted) is ~85 MB once compiled
+// and ~110 MB once its caches have warmed, so the default thread count is capped by the memory
+// free as well as by the cores, and each worker's heap is limited (WORKER_HEAP_LIMIT_MB): a run
+// that outgrows it fails alone instead of taking the machine's memory.
 
-import { availableParallelism } from 'node:os'
+import { availableParallelism, freemem } from 'node:os'
 import { existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import type { ReplayBatchOptions, ReplayItem, ReplayVerdict, ReplayWorkerSetup } from './evaluation'
-import type { ReplayBatchMessage } from './worker'
+import type { ReplayEvaluator } from './run'
+import type { ReplayWorkerMessage } from './worker'
 
 /** The worker's entry: the built app's `replay-worker.js`, or worker.ts run through tsx. */
 export interface ReplayWorkerEntry {
@@ -31,8 +39,25 @@ export interface ReplayPoolOptions extends ReplayWorkerSetup {
   worker?: ReplayWorkerEntry
 }
 
-/** One worker per core less one, which the service keeps for the API and the UI. */
-export const defaultThreads = (): number => Math.max(1, availableParallelism() - 1)
+/** What one worker holding a zone may cost: measured ~110 MB with all three managed rulesets. */
+export const WORKER_MEMORY_MB = 128
+/** Each worker's heap limit (its old generation): twice what the biggest zone was measured at. */
+export const WORKER_HEAP_LIMIT_MB = 256
+/** The share of the machine's free memory a replay's workers take by default. */
+const MEMORY_SHARE = 0.5
+
+/**
+ * One worker per core less one, which the service keeps for the API and the UI, and no more than
+ * half the free memory holds at WORKER_MEMORY_MB each; at least one.
+ */
+export const defaultThreads = (freeBytes = freemem()): number =>
+  Math.max(
+    1,
+    Math.min(
+      availableParallelism() - 1,
+      Math.floor((freeBytes * MEMORY_SHARE) / (WORKER_MEMORY_MB * 1024 * 1024)),
+    ),
+  )
 
 /**
  * Beside this module: the electron-vite build writes the worker as its own entry
@@ -50,15 +75,18 @@ function defaultWorkerEntry(): ReplayWorkerEntry {
 }
 
 interface Pending {
-  resolve(verdicts: ReplayVerdict[]): void
+  resolve(result: unknown): void
   reject(error: Error): void
 }
 
 type WorkerAnswer =
   | { ready: string[] }
   | { failed: string }
-  | { id: number; verdicts: ReplayVerdict[] }
+  | { id: number; result: unknown }
   | { id: number; error: string }
+
+/** A worker's message without its id, which the pool gives. */
+type Unnumbered<M> = M extends { id: number } ? Omit<M, 'id'> : never
 
 class PoolWorker {
   readonly pending = new Map<number, Pending>()
@@ -73,14 +101,17 @@ class PoolWorker {
       const pending = this.pending.get(answer.id)
       this.pending.delete(answer.id)
       if ('error' in answer) pending?.reject(new Error(answer.error))
-      else pending?.resolve(answer.verdicts)
+      else pending?.resolve(answer.result)
     })
     worker.on('error', (error) => this.fail(error))
     worker.on('exit', (code) => this.fail(new Error(`A replay worker stopped (exit ${code})`)))
   }
 
   static start(setup: ReplayWorkerSetup, entry: ReplayWorkerEntry): Promise<PoolWorker> {
-    const worker = new Worker(entry.file, { workerData: setup })
+    const worker = new Worker(entry.file, {
+      workerData: setup,
+      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_LIMIT_MB },
+    })
     return new Promise((resolve, reject) => {
       const started = (answer: WorkerAnswer) => {
         worker.off('error', reject)
@@ -95,7 +126,12 @@ class PoolWorker {
     })
   }
 
-  send(message: ReplayBatchMessage): Promise<ReplayVerdict[]> {
+  /** Whether it has stopped (an error, its heap's limit, a terminate). */
+  get failed(): boolean {
+    return this.failure !== undefined
+  }
+
+  send(message: ReplayWorkerMessage): Promise<unknown> {
     if (this.failure !== undefined) return Promise.reject(this.failure)
     return new Promise((resolve, reject) => {
       this.pending.set(message.id, { resolve, reject })
@@ -110,8 +146,14 @@ class PoolWorker {
   }
 }
 
+/** An evaluator for one run on a pool, and the end of the run. */
+export interface PoolRun extends ReplayEvaluator {
+  /** closes the workers' connections to the run's credential database (resolves when closed) */
+  release(): Promise<void>
+}
+
 export class ReplayPool {
-  private nextBatch = 0
+  private nextMessage = 0
   private closed = false
 
   private constructor(private readonly workers: PoolWorker[]) {}
@@ -126,9 +168,6 @@ export class ReplayPool {
     const setup: ReplayWorkerSetup = {
       configuration: options.configuration,
       resourcesDir: options.resourcesDir,
-      ...(options.credentialsFile === undefined
-        ? {}
-        : { credentialsFile: options.credentialsFile }),
     }
     const started = await Promise.allSettled(
       Array.from({ length: threads }, () => PoolWorker.start(setup, entry)),
@@ -151,16 +190,48 @@ export class ReplayPool {
     return this.workers[0]!.fields
   }
 
+  /** Whether every worker still runs and the pool is open: what a warm pool must be to serve. */
+  get usable(): boolean {
+    return !this.closed && this.workers.every((w) => !w.failed)
+  }
+
   /** The verdicts of `items`, in their order, from the next worker round the pool. */
   evaluate(items: ReplayItem[], options: ReplayBatchOptions): Promise<ReplayVerdict[]> {
-    if (this.closed) return Promise.reject(new Error('The replay pool is closed'))
-    const id = this.nextBatch++
-    return this.workers[id % this.workers.length]!.send({ id, items, options })
+    return this.send({ items, options }) as Promise<ReplayVerdict[]>
+  }
+
+  /**
+   * An evaluator whose batches look credentials up in `credentialsFile`, the run's copy of the
+   * database (docs/decisions/0008-replay-workers-read-credentials.md); its release() closes the
+   * workers' connections to it, after the batches sent before.
+   */
+  withCredentials(credentialsFile: string | undefined): PoolRun {
+    return {
+      size: this.size,
+      fields: this.fields,
+      evaluate: (items, options) =>
+        this.evaluate(
+          items,
+          credentialsFile === undefined ? options : { ...options, credentialsFile },
+        ),
+      release: async () => {
+        if (credentialsFile === undefined || this.closed) return
+        await Promise.allSettled(
+          this.workers.map((w) => w.send({ id: this.nextMessage++, release: credentialsFile })),
+        )
+      },
+    }
   }
 
   /** Stops the workers; batches still out are rejected. */
   async close(): Promise<void> {
     this.closed = true
     await Promise.all(this.workers.map((w) => w.worker.terminate()))
+  }
+
+  private send(message: Unnumbered<ReplayWorkerMessage>): Promise<unknown> {
+    if (this.closed) return Promise.reject(new Error('The replay pool is closed'))
+    const id = this.nextMessage++
+    return this.workers[id % this.workers.length]!.send({ id, ...message } as ReplayWorkerMessage)
   }
 }

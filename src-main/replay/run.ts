@@ -3,7 +3,7 @@
 // each request's verdict written as one NDJSON line when asked, and progress reported as it goes.
 //
 //   const input = await openReplayInput(chunks, { format, host })
-//   const pool = await ReplayPool.start({ configuration, resourcesDir, credentialsFile, threads })
+//   const pool = await ReplayPool.start({ configuration, resourcesDir, threads })
 //   const tally = new ReplayTally()
 //   const run = await runReplay({ input, evaluator: pool, tally, verdicts, signal, onProgress })
 //   // run: { requests, skipped, lacked_fields, cancelled }; tally.summary() is the summary

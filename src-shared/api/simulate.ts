@@ -241,6 +241,8 @@ export interface ReplayInputSummary {
   lacked_fields: string[]
   /** the worker threads that evaluated it (0: the service's own, for an input up to 1 MiB) */
   threads: number
+  /** the workers were kept warm from an earlier run, the zone unchanged (absent at 0 threads) */
+  warm?: boolean
 }
 
 /** The answer of POST …/replay, and a finished replay job's summary. */
