@@ -1,6 +1,6 @@
 // The side-by-side replay of a migration, added up one request at a time: the compare route feeds
-// it each request as both products judged it, and the Migration screen feeds it the comparison
-// each chunk of the file answers.
+// it each request as both products judged it, and the Migration screen the compared requests a
+// compare job wrote, to list them differences first.
 
 import { OUTCOMES, type Outcome } from '@shared/api/simulate'
 import type { ComparedRequest, MigrationComparison } from '@shared/api/waf'

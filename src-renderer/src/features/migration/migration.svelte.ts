@@ -72,7 +72,7 @@ export class MigrationWizard {
     this.preview = null
     this.confirmation = ''
     this.errors = []
-    this.comparison.clear()
+    void this.comparison.follow(zoneId)
     this.loading = true
     try {
       const status = await this.fetchStatus(zoneId)
