@@ -6,6 +6,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import AxeBuilder from '@axe-core/playwright'
 import { expect, test, type Workbench } from './fixtures'
 
 const ZONE = 'compare.example.com'
@@ -71,6 +72,17 @@ test('a compare in the service goes on while the screen is left, and is there on
 
   await page.reload()
   await done()
+
+  // The jobs and the comparison as a laptop shows them: no WCAG 2.1 A/AA violation, no
+  // horizontal scrolling of the page.
+  await page.setViewportSize({ width: 1024, height: 700 })
+  const axe = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
+    .analyze()
+  expect(axe.violations.map((violation) => `${violation.id}: ${violation.help}`)).toEqual([])
+  expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(
+    true,
+  )
   await page.screenshot({ path: 'test-results/e2e/migration-compare-jobs.png', fullPage: true })
 
   // The comparison as JSON: its counts and matrix, the requests left to the NDJSON export.
