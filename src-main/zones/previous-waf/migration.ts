@@ -302,29 +302,38 @@ export function carriedOver(snapshot: MigrationSnapshot): string[] {
 export function notMigrated(snapshot: MigrationSnapshot, catalog: LegacyCatalog): NotMigrated[] {
   const list: NotMigrated[] = []
   for (const pkg of catalog.packages) {
+    /** A changed mode of a group or rule the catalog holds (`known`: its name and default). */
+    const add = (
+      kind: NotMigrated['kind'],
+      id: string,
+      mode: string,
+      known: Pick<NotMigrated, 'name' | 'default_mode'> | undefined,
+    ) => {
+      if (known === undefined) return
+      list.push({
+        kind,
+        package_id: pkg.id,
+        id,
+        name: known.name,
+        mode,
+        default_mode: known.default_mode,
+      })
+    }
     for (const [groupId, mode] of snapshot.groupModes.get(pkg.id) ?? []) {
       const group = catalog.group(pkg.id, groupId)
-      if (group === undefined) continue
-      list.push({
-        kind: 'group_mode',
-        package_id: pkg.id,
-        id: groupId,
-        name: group.name,
-        mode,
-        default_mode: group.mode,
-      })
+      add('group_mode', groupId, mode, group && { name: group.name, default_mode: group.mode })
     }
     for (const [ruleId, mode] of snapshot.ruleModes.get(pkg.id) ?? []) {
       const rule = catalog.rule(pkg.id, ruleId)
-      if (rule === undefined) continue
-      list.push({
-        kind: 'rule_mode',
-        package_id: pkg.id,
-        id: ruleId,
-        name: rule.description,
+      add(
+        'rule_mode',
+        ruleId,
         mode,
-        default_mode: allowedModes(rule.kind).includes('default') ? 'default' : rule.default_mode,
-      })
+        rule && {
+          name: rule.description,
+          default_mode: allowedModes(rule.kind).includes('default') ? 'default' : rule.default_mode,
+        },
+      )
     }
   }
   return list
