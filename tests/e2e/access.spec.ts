@@ -217,7 +217,10 @@ test('every screen, empty, filled and in error, at 1024×700 and 1920×1080', as
   await expect(page.locator('.cm-lintRange-error, [role="alert"]').first()).toBeVisible()
   findings.push(...(await check(page, info, 'firewall-rules-error')))
 
-  // Managed rules with a deployment open (its table of every rule), then a refused save.
+  // Managed rules with a deployment open (its table of every rule), then a refused save. The
+  // firewall rule typed above is a draft, which leaving discards once confirmed.
+  await page.evaluate((target) => (location.hash = target), zoneHash('managed-rules', zoneId))
+  await page.getByRole('button', { name: 'Discard changes' }).click()
   await open(page, zoneHash('managed-rules', zoneId), loaded)
   await page
     .getByRole('button', { name: /^Configure / })

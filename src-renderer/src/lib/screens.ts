@@ -17,7 +17,7 @@ export const SCREEN_TEXT: Record<Screen, { title: string; description: string }>
   'firewall-rules': {
     title: 'Firewall rules',
     description:
-      "Rules run by priority (lowest first; rules without one run last). Each rule's filter says which requests it acts on.",
+      "Rules run by priority (lowest first; rules without one run last). Each rule's filter says which requests it acts on. A change is saved when you send it; until then a new or edited rule or filter is a draft, kept for this zone until you save or discard it.",
   },
   migration: {
     title: 'Migration',
@@ -47,7 +47,7 @@ export const SCREEN_TEXT: Record<Screen, { title: string; description: string }>
   history: {
     title: 'History',
     description:
-      'Every change to a zone is kept for 30 days. Restore a zone to any point; a restore can be undone.',
+      'Every change to a zone is a point in its history, kept for 30 days and said in words. Compare any point with now to see what differs, line by line, and restore the zone to a point; points that cannot be restored say why, and a restore can be undone.',
   },
   export: {
     title: 'Export',
