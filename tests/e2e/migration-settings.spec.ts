@@ -1,0 +1,74 @@
+// The previous product's page rules and URI-based overrides on the Migration screen's first step:
+// each is added from its form and deleted from its row after the dialog's confirmation, which
+// says what deleting it changes; the API agrees.
+
+import AxeBuilder from '@axe-core/playwright'
+import { expect, test } from './fixtures'
+
+test('page rules and URI-based overrides are added and deleted, each after a confirmation', async ({
+  page,
+  workbench,
+}) => {
+  const headers = { authorization: `Bearer ${workbench.token}`, 'content-type': 'application/json' }
+  const zone = await fetch(`${workbench.api}/zones`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ name: 'rules.example.com', plan: 'pro', waf_product: 'previous' }),
+  }).then((r) => r.json())
+  const zoneId: string = zone.result.id
+  const listed = (path: string) =>
+    fetch(`${workbench.api}/zones/${zoneId}/${path}`, { headers })
+      .then((r) => r.json())
+      .then((answer) => answer.result as unknown[])
+
+  await page.goto(`${workbench.ui}#/zones/${zoneId}/migration/settings`)
+
+  const pageRules = page.getByRole('region', { name: 'Page rules' })
+  await expect(pageRules).toContainText('No page rules.')
+  await pageRules.getByLabel('URL pattern').fill('*rules.example.com/admin/*')
+  await pageRules.getByLabel('Setting').selectOption('waf_off')
+  await pageRules.getByRole('button', { name: 'Add page rule' }).click()
+  const ruleRow = pageRules.getByRole('table', { name: 'Page rules list' }).getByRole('row').nth(1)
+  await expect(ruleRow).toContainText('Web Application Firewall: Off')
+  expect(await listed('pagerules')).toHaveLength(1)
+
+  await ruleRow.getByRole('button', { name: 'Delete page rule *rules.example.com/admin/*' }).click()
+  const ruleDialog = page.getByRole('dialog', { name: 'Delete this page rule?' })
+  await expect(ruleDialog).toContainText(
+    "Requests matching *rules.example.com/admin/* get the zone's WAF setting again.",
+  )
+  await ruleDialog.getByRole('button', { name: 'Delete page rule' }).click()
+  await expect(pageRules).toContainText('No page rules.')
+  expect(await listed('pagerules')).toHaveLength(0)
+
+  const overrides = page.getByRole('region', { name: 'URI-based overrides' })
+  await overrides.getByLabel('URL pattern').fill('rules.example.com/api/*')
+  await overrides.getByLabel('Group').selectOption({ index: 1 })
+  await overrides.getByRole('button', { name: 'Add override' }).click()
+  const overrideRow = overrides
+    .getByRole('table', { name: 'URI-based overrides list' })
+    .getByRole('row')
+    .nth(1)
+  await expect(overrideRow).toContainText('rules.example.com/api/*')
+  expect(await listed('firewall/waf/overrides')).toHaveLength(1)
+
+  // Both tables filled, then the dialog open: no WCAG 2.1 A/AA violation.
+  const wcag = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']
+  await pageRules.getByLabel('URL pattern').fill('*rules.example.com/old/*')
+  await pageRules.getByRole('button', { name: 'Add page rule' }).click()
+  await expect(pageRules.getByRole('table', { name: 'Page rules list' })).toBeVisible()
+  expect((await new AxeBuilder({ page }).withTags(wcag).analyze()).violations).toEqual([])
+
+  // Cancelled first: nothing is deleted.
+  await overrideRow.getByRole('button', { name: 'Delete override rules.example.com/api/*' }).click()
+  const overrideDialog = page.getByRole('dialog', { name: 'Delete this WAF override?' })
+  await expect(overrideDialog).toContainText('The migration does not carry overrides over.')
+  expect((await new AxeBuilder({ page }).withTags(wcag).analyze()).violations).toEqual([])
+  await overrideDialog.getByRole('button', { name: 'Cancel' }).click()
+  await expect(overrideRow).toContainText('rules.example.com/api/*')
+
+  await overrideRow.getByRole('button', { name: 'Delete override rules.example.com/api/*' }).click()
+  await overrideDialog.getByRole('button', { name: 'Delete override' }).click()
+  await expect(overrides).toContainText('No URI-based overrides.')
+  expect(await listed('firewall/waf/overrides')).toHaveLength(0)
+})
