@@ -284,6 +284,9 @@ const recent: ScannedInput[] = []
 /** the length of each ring input's value, compared first: most values differ in length */
 const recentLengths = new Int32Array(RECENT).fill(-1)
 let recentNext = 0
+/** the slot asked for last, and for each slot the one asked for after it the last time */
+let recentLast = 0
+const recentFollower = new Int32Array(RECENT)
 
 /**
  * The scanned form of `binary`, shared with the last patterns tried on an equal value; it holds
@@ -291,15 +294,29 @@ let recentNext = 0
  */
 export function scannedInput(binary: string): ScannedInput {
   const length = binary.length
+  // Patterns run one after the other over the same values in the same order: the value asked for
+  // after the last one is, most often, the one asked for after it before.
+  const predicted = recentFollower[recentLast]!
+  if (recentLengths[predicted] === length && recent[predicted]!.binary === binary)
+    return recentAt(predicted)
   for (let i = 0; i < RECENT; i++) {
     if (recentLengths[i] !== length) continue
     const input = recent[i]!
-    if (input.binary === binary) return input
+    if (input.binary === binary) return recentAt(i)
   }
-  const input = (recent[recentNext] ??= new ScannedInput())
-  recentLengths[recentNext] = length
+  const slot = recentNext
+  const input = (recent[slot] ??= new ScannedInput())
+  recentLengths[slot] = length
   recentNext = (recentNext + 1) % RECENT
+  recentAt(slot)
   return input.reset(binary)
+}
+
+/** Notes that the ring's input at `slot` was asked for after the last one, and answers it. */
+function recentAt(slot: number): ScannedInput {
+  recentFollower[recentLast] = slot
+  recentLast = slot
+  return recent[slot]!
 }
 
 /**
