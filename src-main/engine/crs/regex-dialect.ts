@@ -16,6 +16,8 @@
 // (compileCrsRegex takes a hand-written pattern where the rewrite would refuse it), and two of
 // those are themselves rewritten (RewrittenRegex) once their possessive quantifiers are relaxed.
 import { compileRegex, isAlnum, isDigit, isHexDigit, type CompiledRegex } from '@shared/expression'
+import { Parser } from '@shared/expression/regex/parser'
+import { patternShortcut } from './pattern-shortcuts'
 
 /** A pattern this module cannot carry over, with the PCRE feature that stops it. */
 export class UnsupportedPcre extends Error {}
@@ -331,15 +333,29 @@ export function rewritePcre(pattern: string): string {
   return new Rewriter(pattern).rewrite()
 }
 
+/** A pattern in the engine's dialect, tested without the engine where its shape allows. */
 class RewrittenRegex implements CrsRegex {
-  constructor(private readonly regex: CompiledRegex) {}
+  private readonly regex: CompiledRegex
+  private readonly shortcut: ((value: string) => boolean) | undefined
+  /**
+   * The last value that matched and its captures: finding them runs the engine again, and a rule
+   * meets the same value request after request (a Content-Type, a method, a header's name).
+   */
+  private lastMatched: string | undefined
+  private lastCaptures: string[] = []
+
+  constructor(rewritten: string) {
+    this.regex = compileRegex(rewritten)
+    this.shortcut = patternShortcut(new Parser(rewritten).parse())
+  }
 
   test(value: string): boolean {
-    return this.regex.test(value)
+    return this.shortcut === undefined ? this.regex.test(value) : this.shortcut(value)
   }
 
   exec(value: string): string[] | undefined {
-    if (!this.regex.test(value)) return undefined
+    if (value === this.lastMatched) return [...this.lastCaptures]
+    if (!this.test(value)) return undefined
     let captures: string[] = []
     this.regex.replaceFirst(value, (groups) => {
       // PCRE reports groups up to the last that took part; one before it that did not is empty.
@@ -348,7 +364,9 @@ class RewrittenRegex implements CrsRegex {
       captures = groups.slice(0, last + 1).map((g) => g ?? '')
       return ''
     })
-    return captures
+    this.lastMatched = value
+    this.lastCaptures = captures
+    return [...captures]
   }
 }
 
@@ -476,7 +494,7 @@ function contentType920600(): CrsRegex {
       String.raw`,\s*(?:(?:\*|[^"(),\/:;<=>?![\x5c\]{}]+)`,
       String.raw`,\s*(?:(?:\*|[^"(),\/:;<=>?![\x5c\]{}\s][^"(),\/:;<=>?![\x5c\]{}]*)`,
     )
-  return new RewrittenRegex(compileRegex(rewritePcre(withoutPossessive)))
+  return new RewrittenRegex(rewritePcre(withoutPossessive))
 }
 
 /**
@@ -503,12 +521,12 @@ const HAND_WRITTEN = new Map<string, () => CrsRegex>([
   [CONTENT_TYPE_920600, contentType920600],
   [
     SQL_HAVING_942260,
-    () => new RewrittenRegex(compileRegex(rewritePcre(SQL_HAVING_942260.replace(']++', ']+')))),
+    () => new RewrittenRegex(rewritePcre(SQL_HAVING_942260.replace(']++', ']+'))),
   ],
 ])
 
 /** A CRS @rx pattern compiled for binary strings (throws UnsupportedPcre). */
 export function compileCrsRegex(pattern: string): CrsRegex {
   const handWritten = HAND_WRITTEN.get(pattern)
-  return handWritten ? handWritten() : new RewrittenRegex(compileRegex(rewritePcre(pattern)))
+  return handWritten ? handWritten() : new RewrittenRegex(rewritePcre(pattern))
 }
