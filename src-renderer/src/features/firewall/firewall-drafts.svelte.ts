@@ -84,16 +84,21 @@ export class FirewallDrafts {
   /** The zone the drafts belong to. */
   private zoneId: string | null = null
 
-  /** Takes up the zone's kept drafts; an editor whose record is gone is not reopened. */
+  /**
+   * Takes up the zone's kept drafts; what names a record that is gone (an open editor, the
+   * existing filter chosen for a new rule) is left out.
+   */
   load(zoneId: string, rules: readonly FirewallRule[], filters: readonly Filter[]): void {
     this.zoneId = zoneId
     const kept = readDraft<FirewallDraft>(DRAFT_SCREEN, zoneId)
-    this.newRule = kept?.newRule ?? blankRule()
+    const exists = (records: readonly { id: string }[], id: string | undefined) =>
+      records.some((record) => record.id === id)
+    const newRule = kept?.newRule ?? blankRule()
+    if (!exists(filters, newRule.filterId)) newRule.filterId = ''
+    this.newRule = newRule
     this.newFilter = kept?.newFilter ?? blankFilter()
-    const ruleId = kept?.rule?.id
-    this.rule = rules.some((rule) => rule.id === ruleId) ? (kept?.rule ?? null) : null
-    const filterId = kept?.filter?.id
-    this.filter = filters.some((filter) => filter.id === filterId) ? (kept?.filter ?? null) : null
+    this.rule = exists(rules, kept?.rule?.id) ? (kept?.rule ?? null) : null
+    this.filter = exists(filters, kept?.filter?.id) ? (kept?.filter ?? null) : null
   }
 
   /** Keeps the drafts for their zone while there are any, and forgets them once there are none. */
