@@ -5,33 +5,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { expect, test, type Workbench } from './fixtures'
-
-const GENERAL = 'efb7b8c949ac4650a09736fc376e9aee'
-
-async function zoneExecutingGeneral(workbench: Workbench): Promise<string> {
-  const headers = {
-    authorization: `Bearer ${workbench.token}`,
-    'content-type': 'application/json',
-  }
-  const zone = await fetch(`${workbench.api}/zones`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ name: 'jobs.example.com', plan: 'pro' }),
-  }).then((r) => r.json())
-  const deployed = await fetch(
-    `${workbench.api}/zones/${zone.result.id}/rulesets/phases/http_request_firewall_managed/entrypoint`,
-    {
-      method: 'PUT',
-      headers,
-      body: JSON.stringify({
-        rules: [{ action: 'execute', expression: 'true', action_parameters: { id: GENERAL } }],
-      }),
-    },
-  ).then((r) => r.json())
-  expect(deployed.success).toBe(true)
-  return zone.result.id as string
-}
+import { expect, test } from './fixtures'
+import { zoneExecuting } from './managed-zone'
 
 /** `count` requests, every third an attack the general ruleset blocks. */
 function traffic(count: number): string {
@@ -53,7 +28,7 @@ test('a replay in the service goes on while the screen is left, and its result i
   page,
   workbench,
 }) => {
-  await zoneExecutingGeneral(workbench)
+  await zoneExecuting(workbench, 'jobs.example.com')
   const file = join(dir, 'day.ndjson')
   writeFileSync(file, traffic(900))
 
@@ -80,7 +55,7 @@ test('a replay in the service goes on while the screen is left, and its result i
 })
 
 test('a running replay in the service can be cancelled', async ({ page, workbench }) => {
-  await zoneExecutingGeneral(workbench)
+  await zoneExecuting(workbench, 'jobs.example.com')
   const file = join(dir, 'long.ndjson')
   writeFileSync(file, traffic(400_000))
 
@@ -91,6 +66,12 @@ test('a running replay in the service can be cancelled', async ({ page, workbenc
   const row = page.getByRole('table', { name: 'Replay jobs' }).getByRole('row').nth(1)
   // The job shows once the service has its workers ready, while the page still uploads.
   await expect(row).toContainText('running', { timeout: 30_000 })
+  // its requests, input read, rate and time left, shown and said in a polite live region
+  await expect(page.getByRole('progressbar', { name: 'Input read' })).toBeVisible()
+  await expect(page.getByText(/^[\d,]+ requests, [\d.]+ MiB of [\d.]+ MiB read, /)).toBeVisible()
+  await expect(page.getByRole('status').filter({ hasText: 'Replay under way: ' })).toContainText(
+    /MiB read/,
+  )
   await row.getByRole('button', { name: 'Cancel' }).click()
   await expect(row).toContainText('cancelled')
   await expect(row.getByRole('button', { name: 'Remove' })).toBeVisible()
