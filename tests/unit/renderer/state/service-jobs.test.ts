@@ -1,0 +1,62 @@
+// ServiceJobs, the screens' view of a zone's jobs run by the service, against a real service
+// through the renderer's bridge: a compare started from a text is followed until it ends, its
+// verdicts are read, a finished job is removed, and a shell without a file dialog says so.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { newZone, type Running } from '../../../api/harness'
+import { startRendererService, stopRendererService } from './renderer-service'
+
+let running: Running
+let jobsModule: typeof import('../../../../src-renderer/src/lib/state/service-jobs.svelte')
+let zoneId: string
+
+beforeAll(async () => {
+  running = await startRendererService()
+  jobsModule = await import('../../../../src-renderer/src/lib/state/service-jobs.svelte')
+  zoneId = (await newZone(running, { plan: 'business', waf_product: 'previous' })).id
+})
+afterAll(() => stopRendererService(running))
+
+const traffic = (count: number) =>
+  Array.from({ length: count }, (_, i) =>
+    JSON.stringify({ method: 'GET', url: `https://shop.example/p${i}?id=1%27%20OR%201=1--` }),
+  ).join('\n')
+
+describe('ServiceJobs', () => {
+  it('follows a compare started from a text until it ends, and reads its verdicts', async () => {
+    const jobs = new jobsModule.ServiceJobs('waf_migration/compares')
+    await jobs.follow(zoneId)
+    expect(jobs.jobs).toEqual([])
+    await jobs.post(traffic(3))
+    expect(jobs.error).toBeNull()
+    await jobs.idle()
+    expect(jobs.running).toBe(false)
+    expect(jobs.shown).toMatchObject({ kind: 'compare', state: 'done', source: 'upload' })
+    expect(jobs.shown?.summary).toMatchObject({ requests: 3, format: 'requests' })
+    const lines = (await jobs.verdicts(jobs.shown!)).trim().split('\n')
+    expect(lines.map((line) => JSON.parse(line).index)).toEqual([0, 1, 2])
+    jobs.stop()
+  })
+
+  it('finds the zone’s jobs again when followed afresh, and removes a finished one', async () => {
+    const jobs = new jobsModule.ServiceJobs('waf_migration/compares')
+    await jobs.follow(zoneId)
+    expect(jobs.jobs.length).toBeGreaterThan(0)
+    expect(jobs.shown?.state).toBe('done')
+    for (const job of jobs.jobs) await jobs.cancel(job)
+    expect(jobs.jobs).toEqual([])
+    expect(jobs.shown).toBeNull()
+    jobs.stop()
+  })
+
+  it('keeps a refusal as its error: a bad text, and a shell with no file dialog', async () => {
+    const jobs = new jobsModule.ServiceJobs('waf_migration/compares')
+    await jobs.follow(zoneId)
+    await jobs.post('not traffic')
+    expect(String(jobs.error)).toMatch(/format/)
+    await jobs.choose()
+    expect(String(jobs.error)).toMatch(/file dialog/)
+    jobs.stop()
+    await jobs.idle()
+  })
+})
