@@ -56,7 +56,19 @@ class Output {
     this.codes.length = length
   }
 
+  /** A character of the input as it stands, a byte or not. */
+  keep(c: number): void {
+    this.codes.push(c)
+  }
+
+  /** Each character of an ASCII text. */
+  text(ascii: string): void {
+    for (let i = 0; i < ascii.length; i++) this.codes.push(ascii.charCodeAt(i))
+  }
+
   toString(): string {
+    // Spread in chunks: a call takes a bounded number of arguments.
+    if (this.codes.length <= 8192) return String.fromCharCode(...this.codes)
     let text = ''
     for (let i = 0; i < this.codes.length; i += 8192)
       text += String.fromCharCode(...this.codes.slice(i, i + 8192))
@@ -297,20 +309,20 @@ const SELF_ESCAPES = new Set([0x5c, 0x3f, 0x27, 0x22])
  * one keeps its lead byte after the escape, other bytes stay but NULs, which it drops.
  */
 function utf8toUnicode(value: string): string {
-  if (!/[\x80-\xff]/.test(value) && !value.includes('\0')) return value
+  if (!holdsNulOrHighByte(value)) return value
   const n = value.length
-  let out = ''
+  const out = new Output()
   let i = 0
   while (i < n) {
     const c = value.charCodeAt(i)
     let length = 0
     let code = 0
     if (c < 0x80) {
-      if (c !== 0) out += value[i]
+      if (c !== 0) out.keep(c)
     } else if ((c & 0xe0) === 0xc0 || (c & 0xf0) === 0xe0 || (c & 0xf8) === 0xf0) {
       const size = (c & 0xe0) === 0xc0 ? 2 : (c & 0xf0) === 0xe0 ? 3 : 4
       // ModSecurity writes a lead byte above U+10FFFF's before looking at the rest.
-      if (size === 4 && c >= 0xf5) out += value[i]
+      if (size === 4 && c >= 0xf5) out.keep(c)
       // ModSecurity checks the whole value's length, then finds the terminating NUL.
       let valid = n >= size
       for (let k = 1; k < size && valid; k++) valid = (at(value, i + k) & 0xc0) === 0x80
@@ -318,27 +330,36 @@ function utf8toUnicode(value: string): string {
         length = size
         code = c & (size === 2 ? 0x1f : size === 3 ? 0x0f : 0x07)
         for (let k = 1; k < size; k++) code = (code << 6) | (at(value, i + k) & 0x3f)
-        out += `%u${code.toString(16).padStart(4, '0')}`
+        out.text(`%u${code.toString(16).padStart(4, '0')}`)
       } else {
         length = -1
       }
     } else {
-      out += value[i]
+      out.keep(c)
     }
-    if (code >= 0xd800 && code <= 0xdfff) out += value[i]
+    if (code >= 0xd800 && code <= 0xdfff) out.keep(c)
     if (
       (length === 4 && code < 0x10000) ||
       (length === 3 && code < 0x800) ||
       (length === 2 && code < 0x80)
     )
-      out += value[i]
+      out.keep(c)
     i += length > 0 ? length : 1
   }
-  return out
+  return out.toString()
+}
+
+function holdsNulOrHighByte(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i)
+    if (c === 0 || c >= 0x80) return true
+  }
+  return false
 }
 
 /** cmdLine: quotes, `\` and `^` removed, separators to one space, none before `/` or `(`, lower case. */
 function cmdLine(input: string): string {
+  if (cmdLineKeeps(input)) return input
   const value = cString(input)
   const out = new Output()
   let space = false
@@ -375,7 +396,28 @@ function cmdLine(input: string): string {
   return out.toString()
 }
 
+/**
+ * Whether cmdLine leaves a value as it is: nothing it removes or lower-cases, no separator but
+ * single spaces, none of them before `/` or `(` (a NUL, where the value would end, is removed).
+ */
+function cmdLineKeeps(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i)
+    if (c === 0x20) {
+      const next = at(value, i + 1)
+      if (next === 0x20 || next === 0x2f || next === 0x28) return false
+    } else if (c > 0xff || CMDLINE_CHANGES[c] === 1) return false
+  }
+  return true
+}
+
+/** The bytes cmdLine removes, turns into a space or lower-cases, NUL among them. */
+const CMDLINE_CHANGES = new Uint8Array(256)
+for (const c of [0x00, 0x22, 0x27, 0x5c, 0x5e, 0x2c, 0x3b, 0x09, 0x0d, 0x0a]) CMDLINE_CHANGES[c] = 1
+CMDLINE_CHANGES.fill(1, 0x41, 0x5b)
+
 function compressWhitespace(value: string): string {
+  if (!whitespaceToCompress(value)) return value
   const out = new Output()
   let spaces = 0
   for (let i = 0; i < value.length; i++) {
@@ -392,6 +434,21 @@ function compressWhitespace(value: string): string {
   return out.toString()
 }
 
+/**
+ * Whether a value holds whitespace other than single spaces (NBSP counts as whitespace), or
+ * anything that is not a byte, which the output's bytes would change.
+ */
+function whitespaceToCompress(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i)
+    if (c === 0x20) {
+      const next = at(value, i + 1)
+      if (isSpace(next) || next === NBSP) return true
+    } else if (isSpace(c) || c === NBSP || c > 0xff) return true
+  }
+  return false
+}
+
 function removeWhitespace(value: string): string {
   const out = new Output()
   for (let i = 0; i < value.length; i++) {
@@ -401,41 +458,21 @@ function removeWhitespace(value: string): string {
   return out.toString()
 }
 
-/** `/* … *\/` comments to one space each (an unclosed one too). */
-function replaceComments(value: string): string {
-  if (!value.includes('/*')) return value
-  const out = new Output()
-  const n = value.length
-  let inComment = false
-  let i = 0
-  while (i < n) {
-    const c = value.charCodeAt(i)
-    if (!inComment) {
-      if (c === 0x2f && at(value, i + 1) === 0x2a && i + 1 < n) {
-        inComment = true
-        i += 2
-      } else {
-        out.push(c)
-        i++
-      }
-    } else if (c === 0x2a && i + 1 < n && value.charCodeAt(i + 1) === 0x2f) {
-      inComment = false
-      i += 2
-      out.push(0x20)
-    } else {
-      i++
-    }
-  }
-  if (inComment) out.push(0x20)
-  return out.toString()
+/** What a comment transformation reads as comments and what it leaves of one. */
+interface CommentSyntax {
+  /** `<!--` opens a comment as `/*` does, and `-->` closes one as `*\/` does */
+  html: boolean
+  /** `--` or `#` outside a comment ends the value */
+  lineComments: boolean
+  /** what stands for a closed comment: a space, or the byte after it copied unexamined */
+  closed: 'space' | 'nextByte'
 }
 
 /**
- * `/* *\/` and `<!-- -->` comments removed (an unclosed one becomes a space); `--` or `#` outside a
- * comment ends the value. ModSecurity copies the byte after a comment's end unexamined, a NUL when
- * the comment closes the value.
+ * A value with its comments out, as ModSecurity's replaceComments and removeComments read them
+ * (either closing marker closes either kind of comment); an unclosed comment becomes a space.
  */
-function removeComments(value: string): string {
+function withoutComments(value: string, syntax: CommentSyntax): string {
   const out = new Output()
   const n = value.length
   let inComment = false
@@ -446,34 +483,52 @@ function removeComments(value: string): string {
       if (c === 0x2f && i + 1 < n && value.charCodeAt(i + 1) === 0x2a) {
         inComment = true
         i += 2
-      } else if (c === 0x3c && i + 3 < n && value.startsWith('!--', i + 1)) {
+      } else if (syntax.html && c === 0x3c && i + 3 < n && value.startsWith('!--', i + 1)) {
         inComment = true
         i += 4
-      } else if ((c === 0x2d && i + 1 < n && value.charCodeAt(i + 1) === 0x2d) || c === 0x23) {
+      } else if (
+        syntax.lineComments &&
+        ((c === 0x2d && i + 1 < n && value.charCodeAt(i + 1) === 0x2d) || c === 0x23)
+      ) {
         break
       } else {
         out.push(c)
         i++
       }
-    } else {
-      const close =
-        c === 0x2a && i + 1 < n && value.charCodeAt(i + 1) === 0x2f
-          ? 2
-          : c === 0x2d && i + 2 < n && value.startsWith('->', i + 1)
-            ? 3
-            : 0
-      if (close > 0) {
-        inComment = false
-        i += close
-        out.push(at(value, i))
-        i++
-      } else {
-        i++
-      }
+      continue
     }
+    const close =
+      c === 0x2a && i + 1 < n && value.charCodeAt(i + 1) === 0x2f
+        ? 2
+        : syntax.html && c === 0x2d && i + 2 < n && value.startsWith('->', i + 1)
+          ? 3
+          : 0
+    if (close === 0) {
+      i++
+      continue
+    }
+    inComment = false
+    i += close
+    if (syntax.closed === 'space') out.push(0x20)
+    else out.push(at(value, i++))
   }
   if (inComment) out.push(0x20)
   return out.toString()
+}
+
+/** `/* … *\/` comments to one space each (an unclosed one too). */
+function replaceComments(value: string): string {
+  if (!value.includes('/*')) return value
+  return withoutComments(value, { html: false, lineComments: false, closed: 'space' })
+}
+
+/**
+ * `/* *\/` and `<!-- -->` comments removed (an unclosed one becomes a space); `--` or `#` outside a
+ * comment ends the value. ModSecurity copies the byte after a comment's end unexamined, a NUL when
+ * the comment closes the value.
+ */
+function removeComments(value: string): string {
+  return withoutComments(value, { html: true, lineComments: true, closed: 'nextByte' })
 }
 
 /** The comment markers `/*`, `*\/`, `<!--`, `-->`, `--` and `#` removed, what they enclose kept. */
@@ -505,7 +560,9 @@ function removeCommentsChar(value: string): string {
  */
 function normalizePath(value: string, windows: boolean): string {
   const n = value.length
-  if (n === 0) return value
+  // Only a `.` ending a segment, slashes in a row and (on Windows) backslashes change anything.
+  if (!value.includes('.') && !value.includes('//') && !(windows && value.includes('\\')))
+    return value
   const b: number[] = new Array<number>(n)
   for (let k = 0; k < n; k++) b[k] = value.charCodeAt(k)
   const isSlash = (c: number | undefined) => c === 0x2f || (windows && c === 0x5c)
@@ -693,8 +750,8 @@ const TRANSFORMATIONS = new Map<string, Transformation>([
   ['cssdecode', (value) => decodeEscapes(value, cssEscape)],
   ['escapeseqdecode', (value) => decodeEscapes(value, escapeSeqEscape)],
   ['utf8tounicode', utf8toUnicode],
-  ['removenulls', (v) => v.replaceAll('\0', '')],
-  ['replacenulls', (v) => v.replaceAll('\0', ' ')],
+  ['removenulls', (v) => (v.includes('\0') ? v.replaceAll('\0', '') : v)],
+  ['replacenulls', (v) => (v.includes('\0') ? v.replaceAll('\0', ' ') : v)],
   ['cmdline', cmdLine],
   ['compresswhitespace', compressWhitespace],
   ['removewhitespace', removeWhitespace],

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { transformation } from '../../../src-main/engine/crs/transformations'
 import type { TransformationVector } from '../../../scripts/crs-reference'
@@ -169,5 +170,53 @@ describe('ModSecurity 2.9.7 itself', () => {
     expect(vectors.length).toBeGreaterThan(2000)
     const differing = vectors.filter((v) => t(v.name, v.input) !== v.output)
     expect(differing.slice(0, 5)).toEqual([])
+  })
+})
+
+describe('values left as they are', () => {
+  // Each transformation returns a value it would not change without decoding it; these compare
+  // that answer with the full decoding's, forced by a byte whose effect is known.
+  const value = fc
+    .array(fc.constantFrom('/', 'a', 'B', ' ', '\t', '\xa0', ':', '\xc3', '\xa9', '(', '-', '"'), {
+      maxLength: 10,
+    })
+    .map((chars) => chars.join(''))
+
+  it('cmdLine: a quote, which it removes, changes nothing', () => {
+    fc.assert(
+      fc.property(value, (v) => {
+        expect(t('cmdLine', v)).toBe(t('cmdLine', `${v}"`))
+      }),
+    )
+  })
+
+  it('compressWhitespace: a tab after the value ends it with one space', () => {
+    fc.assert(
+      fc.property(value, (v) => {
+        const compressed = t('compressWhitespace', v)
+        expect(t('compressWhitespace', `${v}\t`)).toBe(
+          compressed.endsWith(' ') ? compressed : `${compressed} `,
+        )
+      }),
+    )
+  })
+
+  it('utf8toUnicode: a NUL, which it drops, changes nothing', () => {
+    fc.assert(
+      fc.property(value, (v) => {
+        expect(t('utf8toUnicode', v)).toBe(t('utf8toUnicode', `${v}\0`))
+      }),
+    )
+  })
+
+  it('normalisePath: a leading self reference changes nothing', () => {
+    fc.assert(
+      fc.property(value, (v) => {
+        fc.pre(!v.includes('//'))
+        const self = v.startsWith('/') ? `/.${v}` : `./${v}`
+        for (const name of ['normalisePath', 'normalisePathWin'])
+          expect(t(name, v), name).toBe(t(name, self))
+      }),
+    )
   })
 })
