@@ -132,11 +132,15 @@ test('the job shown is in the address: a reload, or its link, opens it', async (
   expect(shownJob(page)).toBe(first)
   await expect(jobs.getByRole('row').nth(2)).toHaveAttribute('aria-current', 'true')
 
-  // a link from elsewhere opens the job it names
-  await page.goto(`${workbench.ui}#/simulator`)
-  await page.goto(`${workbench.ui}#/zones/${zoneId}/replay/${second}`)
+  // a link opens the job it names, followed on this screen or loaded from another
+  await page.evaluate((hash) => (location.hash = hash), `#/zones/${zoneId}/replay/${second}`)
   await expect(page.getByRole('status').filter({ hasText: 'in the service' })).toHaveText(
     '60 requests replayed in the service (requests)',
+  )
+  await page.goto(`${workbench.ui}#/simulator`)
+  await page.goto(`${workbench.ui}#/zones/${zoneId}/replay/${first}`)
+  await expect(page.getByRole('status').filter({ hasText: 'in the service' })).toHaveText(
+    '30 requests replayed in the service (requests)',
   )
 
   // a job the service no longer holds is said to be gone

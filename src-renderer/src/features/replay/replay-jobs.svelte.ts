@@ -18,13 +18,29 @@ export class ReplayJobs extends ServiceJobs {
     this.shown?.state === 'done' ? (this.shown.summary as StreamedReplaySummary) : null,
   )
 
+  /** the zone whose jobs have been listed since open() */
+  private listed: string | null = null
+
   /** Follows the zone's jobs, showing the one `asked` names if the service has it. */
   async open(zoneId: string, asked: string | null): Promise<void> {
     this.missing = null
+    this.listed = null
     await this.follow(zoneId)
-    if (asked === null || this.zoneId !== zoneId) return
-    if (this.jobs.some((job) => job.id === asked)) this.shownId = asked
-    else this.missing = asked
+    if (this.zoneId !== zoneId) return
+    this.listed = zoneId
+    this.show(zoneId, asked)
+  }
+
+  /**
+   * Shows the job `asked` names in the zone's list, or says it is gone; nothing before the zone's
+   * jobs are listed (open() shows it then) or for another zone (open() will).
+   */
+  show(zoneId: string | null, asked: string | null): void {
+    if (asked === null || asked === this.shownId || zoneId !== this.listed) return
+    if (this.jobs.some((job) => job.id === asked)) {
+      this.shownId = asked
+      this.missing = null
+    } else this.missing = asked
   }
 
   /**
