@@ -1,6 +1,7 @@
 // The previous product's page rules and URI-based overrides on the Migration screen's first step:
 // each is added from its form and deleted from its row after the dialog's confirmation, which
-// says what deleting it changes; the API agrees.
+// says what deleting it changes; the API agrees. After a delete, focus goes to the record in its
+// place, or to the panel's heading when none is left.
 
 import AxeBuilder from '@axe-core/playwright'
 import { expect, test } from './fixtures'
@@ -40,6 +41,11 @@ test('page rules and URI-based overrides are added and deleted, each after a con
   await ruleDialog.getByRole('button', { name: 'Delete page rule' }).click()
   await expect(pageRules).toContainText('No page rules.')
   expect(await listed('pagerules')).toHaveLength(0)
+  // none left: focus goes to the panel's heading, and a status says what was deleted
+  await expect(pageRules.getByRole('heading', { name: 'Page rules' })).toBeFocused()
+  await expect(pageRules.getByRole('status')).toHaveText(
+    'Deleted page rule *rules.example.com/admin/*.',
+  )
 
   const overrides = page.getByRole('region', { name: 'URI-based overrides' })
   await overrides.getByLabel('URL pattern').fill('rules.example.com/api/*')
@@ -71,4 +77,21 @@ test('page rules and URI-based overrides are added and deleted, each after a con
   await overrideDialog.getByRole('button', { name: 'Delete override' }).click()
   await expect(overrides).toContainText('No URI-based overrides.')
   expect(await listed('firewall/waf/overrides')).toHaveLength(0)
+  await expect(overrides.getByRole('heading', { name: 'URI-based overrides' })).toBeFocused()
+
+  // A page rule deleted beside another: focus goes to the Delete of the one in its place.
+  await pageRules.getByLabel('URL pattern').fill('*rules.example.com/new/*')
+  await pageRules.getByRole('button', { name: 'Add page rule' }).click()
+  const rules = pageRules.getByRole('table', { name: 'Page rules list' }).getByRole('row')
+  await expect(rules).toHaveCount(3)
+  const first = ((await rules.nth(1).getByRole('button').getAttribute('aria-label')) ?? '').replace(
+    /^Delete /,
+    '',
+  )
+  const second = (await rules.nth(2).getByRole('button').getAttribute('aria-label')) ?? ''
+  await rules.nth(1).getByRole('button').click()
+  await ruleDialog.getByRole('button', { name: 'Delete page rule' }).click()
+  await expect(rules).toHaveCount(2)
+  await expect(pageRules.getByRole('button', { name: second })).toBeFocused()
+  await expect(pageRules.getByRole('status')).toHaveText(`Deleted ${first}.`)
 })
