@@ -100,6 +100,7 @@ test("a reload keeps the forms' drafts for the zone; leaving with them asks, and
     [{ expression: 'ip.src eq 192.0.2.1', description: 'Block one host', priority: 1 }],
     [{ expression: 'http.host eq "old.example.com"', description: 'Old host' }],
   )
+  const otherZoneId: string = (await call('/zones', 'POST', { name: 'other.example.com' })).id
   const dialogs: string[] = []
   page.on('dialog', (dialog) => {
     dialogs.push(dialog.type())
@@ -145,6 +146,12 @@ test("a reload keeps the forms' drafts for the zone; leaving with them asks, and
   await confirm.getByRole('button', { name: 'Cancel' }).click()
   await expect(confirm).toHaveCount(0)
   await expect(page.getByText('Unsaved drafts')).toBeVisible()
+
+  // Another zone picked asks too; Cancel leaves the picker showing the zone in force.
+  await page.getByLabel('Zone').selectOption(otherZoneId)
+  await confirm.getByRole('button', { name: 'Cancel' }).click()
+  await expect(confirm).toHaveCount(0)
+  await expect(page.getByLabel('Zone')).toHaveValue(zoneId)
 
   // Saving the rule's edit sends the edit kept over the reload, and that draft is done.
   await ruleEditor.getByRole('button', { name: 'Save rule' }).click()
