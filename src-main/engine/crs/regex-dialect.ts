@@ -15,7 +15,14 @@
 // One piece over 500 lines: the rewriter and the patterns written by hand are one choice
 // (compileCrsRegex takes a hand-written pattern where the rewrite would refuse it), and two of
 // those are themselves rewritten (RewrittenRegex) once their possessive quantifiers are relaxed.
-import { compileRegex, isAlnum, isDigit, isHexDigit, type CompiledRegex } from '@shared/expression'
+import {
+  compileRegex,
+  isAlnum,
+  isDigit,
+  isHexDigit,
+  isWordChar,
+  type CompiledRegex,
+} from '@shared/expression'
 import { Parser } from '@shared/expression/regex/parser'
 import { patternShortcut } from './pattern-shortcuts'
 
@@ -378,15 +385,34 @@ const WHOLE_VALUE: CrsRegex = {
 
 /** A backtick inside String.raw, where \\` would keep its backslash. */
 const BACKTICK = '`'
-const WORD = /[0-9A-Za-z_]/
-const isWord = (value: string, i: number) => i >= 0 && i < value.length && WORD.test(value[i]!)
+const isWord = (value: string, i: number) => isWordChar(value.charCodeAt(i))
 
 /**
  * 920120 (multipart file names): a `'`, `"` or `=`, or a `;` that ends none of the HTML entities
  * `&Auml` … `&apos` it lists, PCRE's look-behind `(?<!&(?:[aAoOuUyY]uml)|…);|['"=]`.
  */
-const ENTITY_BEFORE_SEMICOLON =
-  /&(?:[aAoOuUyY]uml|[aAeEiIoOuU]circ|[eEiIoOuUyY]acute|[aAeEiIoOuU]grave|[cC]cedil|[aAnNoO]tilde|amp|apos)$/
+const ENTITY_NAMES = new Set(
+  (
+    [
+      ['aAoOuUyY', 'uml'],
+      ['aAeEiIoOuU', 'circ'],
+      ['eEiIoOuUyY', 'acute'],
+      ['aAeEiIoOuU', 'grave'],
+      ['cC', 'cedil'],
+      ['aAnNoO', 'tilde'],
+      ['a', 'mp'],
+      ['a', 'pos'],
+    ] as const
+  ).flatMap(([letters, rest]) => [...letters].map((letter) => letter + rest)),
+)
+
+/** Whether one of those entities (`&` and 3 to 6 letters) ends at `end`. */
+function entityEndsAt(value: string, end: number): boolean {
+  for (let start = end - 4; start >= end - 7 && start >= 0; start--)
+    if (value.charCodeAt(start) === 0x26 && ENTITY_NAMES.has(value.slice(start + 1, end)))
+      return true
+  return false
+}
 
 const FILE_NAME_QUOTE_OR_SEMICOLON: CrsRegex = {
   test(value) {
@@ -396,16 +422,96 @@ const FILE_NAME_QUOTE_OR_SEMICOLON: CrsRegex = {
     for (let i = 0; i < value.length; i++) {
       const c = value[i]!
       if (c === "'" || c === '"' || c === '=') return [c]
-      if (c === ';' && !ENTITY_BEFORE_SEMICOLON.test(value.slice(Math.max(0, i - 7), i))) return [c]
+      if (c === ';' && !entityEndsAt(value, i)) return [c]
     }
     return undefined
   },
 }
 
 /** `[\s'"`()]`: what CRS lets stand between the words and the operator of a comparison. */
-const isFiller = (c: string | undefined) => c !== undefined && /[\t\n\v\f\r '"`()]/.test(c)
-const NOT_EQUAL_OPERATORS = /^(?:<=|<>|<|not\s+(?:regexp|like)|is\s+not|>=?|!=|\^)/i
-const EQUAL_OPERATORS = /^(?:<=>|(?:sounds\s+)?like|r(?:egexp|like)|=)/i
+const FILLERS = new Uint8Array(256)
+for (const c of '\t\n\v\f\r \'"`()') FILLERS[c.charCodeAt(0)] = 1
+function isFiller(value: string, i: number): boolean {
+  const c = value.charCodeAt(i)
+  return c <= 0xff && FILLERS[c] === 1
+}
+
+/**
+ * The whitespace this code's earlier JavaScript `\s` found (\t-\r, space, NBSP and the Unicode
+ * spaces), kept so that 942130 answers as it did.
+ */
+function isJsSpace(c: number): boolean {
+  if (c <= 0xff) return c === 0x20 || (c >= 0x09 && c <= 0x0d) || c === 0xa0
+  return (
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  )
+}
+
+/** Where `text` (lower case) ends if it stands at `at`, ASCII letters compared without case. */
+function caselessEnd(value: string, at: number, text: string): number {
+  if (at < 0) return -1
+  for (let k = 0; k < text.length; k++) {
+    let c = value.charCodeAt(at + k)
+    if (c >= 0x41 && c <= 0x5a) c += 0x20
+    if (c !== text.charCodeAt(k)) return -1
+  }
+  return at + text.length
+}
+
+/** Where `first`, whitespace and then one of `seconds` end from `at`, or -1. */
+function phraseEnd(value: string, at: number, first: string, seconds: readonly string[]): number {
+  let next = caselessEnd(value, at, first)
+  if (next < 0 || !isJsSpace(value.charCodeAt(next))) return -1
+  while (isJsSpace(value.charCodeAt(next))) next++
+  for (const second of seconds) {
+    const end = caselessEnd(value, next, second)
+    if (end >= 0) return end
+  }
+  return -1
+}
+
+/** An operator's text, or its first word, whitespace and one of the words that may follow. */
+type OperatorSpelling = readonly [text: string, following?: readonly string[]]
+
+/** An inequality, in CRS's order: `<=|<>|<|not\s+(?:regexp|like)|is\s+not|>=?|!=|\^`. */
+const INEQUALITIES: readonly OperatorSpelling[] = [
+  ['<='],
+  ['<>'],
+  ['<'],
+  ['not', ['regexp', 'like']],
+  ['is', ['not']],
+  ['>='],
+  ['>'],
+  ['!='],
+  ['^'],
+]
+
+/** An equality, in CRS's order: `<=>|(?:sounds\s+)?like|r(?:egexp|like)|=`. */
+const EQUALITIES: readonly OperatorSpelling[] = [
+  ['<=>'],
+  ['sounds', ['like']],
+  ['like'],
+  ['regexp'],
+  ['rlike'],
+  ['='],
+]
+
+/** The length of the first operator of its kind that stands at `at`, or -1. */
+function operatorLength(value: string, at: number, equal: boolean): number {
+  for (const [text, following] of equal ? EQUALITIES : INEQUALITIES) {
+    const end =
+      following === undefined ? caselessEnd(value, at, text) : phraseEnd(value, at, text, following)
+    if (end >= 0) return end - at
+  }
+  return -1
+}
 
 /**
  * 942130 (SQL tautologies): a word, then a comparison with a different word (`1<2`, `a != b`,
@@ -430,7 +536,7 @@ const SQL_TAUTOLOGY: CrsRegex = {
       const end = comparisonEnd(value, word, i)
       if (end !== undefined) {
         let start = wordStart
-        while (isFiller(value[start - 1])) start--
+        while (isFiller(value, start - 1)) start--
         return [value.slice(start, end), word]
       }
     }
@@ -441,17 +547,13 @@ const SQL_TAUTOLOGY: CrsRegex = {
 /** Where a comparison of `word` (ending at `from`) with the next word ends, if it is one. */
 function comparisonEnd(value: string, word: string, from: number): number | undefined {
   let at = from
-  while (isFiller(value[at])) at++
-  const rest = value.slice(at)
-  const candidates: [RegExpExecArray | null, boolean][] = [
-    [NOT_EQUAL_OPERATORS.exec(rest), false],
-    [EQUAL_OPERATORS.exec(rest), true],
-  ]
-  for (const [operator, equal] of candidates) {
-    if (operator === null) continue
-    for (const length of operatorLengths(operator[0], equal)) {
+  while (isFiller(value, at)) at++
+  for (const equal of [false, true]) {
+    const operator = operatorLength(value, at, equal)
+    if (operator < 0) continue
+    for (const length of operatorLengths(value, at, operator, equal)) {
       let next = at + length
-      while (isFiller(value[next])) next++
+      while (isFiller(value, next)) next++
       const boundary = isWord(value, next) !== isWord(value, next - 1)
       const same =
         boundary &&
@@ -469,9 +571,10 @@ function comparisonEnd(value: string, word: string, from: number): number | unde
 }
 
 /** `<=`, `>=` and `<>` also begin with the shorter `<` and `>`, which PCRE tries in turn. */
-function operatorLengths(operator: string, equal: boolean): number[] {
-  if (!equal && (operator === '<=' || operator === '<>' || operator === '>=')) return [2, 1]
-  return [operator.length]
+function operatorLengths(value: string, at: number, length: number, equal: boolean): number[] {
+  const first = value.charCodeAt(at)
+  if (!equal && length === 2 && (first === 0x3c || first === 0x3e)) return [2, 1]
+  return [length]
 }
 
 /**
