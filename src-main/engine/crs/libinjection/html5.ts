@@ -8,6 +8,24 @@
 // @detectXSS's answer depends on those edges, so they are kept exactly, each noted where it is.
 // Input is a binary string (one UTF-16 code unit per byte, src-shared/expression/values/bytes.ts).
 
+import {
+  BACK_QUOTE,
+  BANG,
+  CR,
+  DASH,
+  DOUBLE_QUOTE,
+  EQUALS,
+  GT,
+  NUL,
+  PERCENT,
+  QUESTION,
+  RIGHT_BRACKET,
+  SINGLE_QUOTE,
+  SLASH,
+  SPACE,
+  TAB,
+} from './bytes'
+
 /** The kinds of token, named as libinjection's test vectors print them. */
 export const Html5TokenType = {
   DATA_TEXT: 0,
@@ -55,21 +73,6 @@ const enum State {
   Doctype,
 }
 
-const NUL = 0x00
-const TAB = 0x09
-const CR = 0x0d
-const SPACE = 0x20
-const BANG = 0x21
-const DOUBLE_QUOTE = 0x22
-const PERCENT = 0x25
-const SINGLE_QUOTE = 0x27
-const DASH = 0x2d
-const SLASH = 0x2f
-const EQUALS = 0x3d
-const GT = 0x3e
-const QUESTION = 0x3f
-const RIGHT_BRACKET = 0x5d
-const BACK_QUOTE = 0x60
 const SIGNED_EOF = 0xff
 
 /**

@@ -9,6 +9,7 @@
 // One piece over 500 lines: one class, the tokenizer, whose parse steps (one per character
 // class, chosen by the CLASS_OF table) all read and advance its one position and write its
 // current token, as libinjection_sqli.c's parse_* functions share their state.
+import { BACK_QUOTE, DOUBLE_QUOTE, NUL, SINGLE_QUOTE } from './bytes'
 import data from './sqli-data.json'
 
 /** The character class of each byte 0..255, naming the tokenizer step that starts there. */
@@ -61,11 +62,6 @@ export const FLAG = {
 
 /** A token keeps at most this many characters of its value (libinjection's `char val[32]`). */
 export const TOKEN_VALUE_MAX = 31
-
-const SINGLE = 0x27
-const DOUBLE = 0x22
-const TICK = 0x60
-const NUL = 0
 
 /**
  * One token. `val` holds at most TOKEN_VALUE_MAX characters and `len` is its length; `pos` is
@@ -222,7 +218,7 @@ export class SqliTokenizer {
     token.clear()
     this.token = token
     if (this.pos === 0 && (this.flags & (FLAG.QUOTE_SINGLE | FLAG.QUOTE_DOUBLE)) !== 0) {
-      const delimiter = this.flags & FLAG.QUOTE_SINGLE ? SINGLE : DOUBLE
+      const delimiter = this.flags & FLAG.QUOTE_SINGLE ? SINGLE_QUOTE : DOUBLE_QUOTE
       this.pos = this.quoted(0, delimiter, 0)
       this.statsTokens += 1
       return true
@@ -441,16 +437,20 @@ export class SqliTokenizer {
   /** E'…' (PostgreSQL) and N'…' (MySQL): a string opened by the quote after the letter. */
   private escapeString(): number {
     const pos = this.pos
-    if (pos + 2 >= this.input.length || this.char(pos + 1) !== SINGLE) return this.word(pos)
-    return this.quoted(pos, SINGLE, 2)
+    if (pos + 2 >= this.input.length || this.char(pos + 1) !== SINGLE_QUOTE) return this.word(pos)
+    return this.quoted(pos, SINGLE_QUOTE, 2)
   }
 
   /** U&'…' (a Unicode string), else a word. */
   private unicodeString(): number {
     const pos = this.pos
     const input = this.input
-    if (pos + 2 < input.length && this.char(pos + 1) === 0x26 && this.char(pos + 2) === SINGLE) {
-      const end = this.quoted(pos + 2, SINGLE, 1)
+    if (
+      pos + 2 < input.length &&
+      this.char(pos + 1) === 0x26 &&
+      this.char(pos + 2) === SINGLE_QUOTE
+    ) {
+      const end = this.quoted(pos + 2, SINGLE_QUOTE, 1)
       this.token.strOpen = 'u'
       if (this.token.strClose === "'") this.token.strClose = 'u'
       return end
@@ -461,7 +461,8 @@ export class SqliTokenizer {
   /** N'…' goes as E'…'; nq'…' as Oracle's q-string. */
   private nationalString(): number {
     const pos = this.pos
-    if (pos + 2 < this.input.length && this.char(pos + 1) === SINGLE) return this.escapeString()
+    if (pos + 2 < this.input.length && this.char(pos + 1) === SINGLE_QUOTE)
+      return this.escapeString()
     return this.oracleQString(1)
   }
 
@@ -475,7 +476,7 @@ export class SqliTokenizer {
     const length = input.length
     if (pos >= length) return this.word(this.pos)
     const q = this.char(pos)
-    if ((q !== 0x71 && q !== 0x51) || pos + 2 >= length || this.char(pos + 1) !== SINGLE) {
+    if ((q !== 0x71 && q !== 0x51) || pos + 2 >= length || this.char(pos + 1) !== SINGLE_QUOTE) {
       return this.word(this.pos)
     }
     const open = this.char(pos + 2)
@@ -494,9 +495,9 @@ export class SqliTokenizer {
   private bitString(digits: Uint8Array): number {
     const input = this.input
     const pos = this.pos
-    if (pos + 2 >= input.length || this.char(pos + 1) !== SINGLE) return this.word(pos)
+    if (pos + 2 >= input.length || this.char(pos + 1) !== SINGLE_QUOTE) return this.word(pos)
     const end = this.span(pos + 2, digits)
-    if (end >= input.length || this.char(end) !== SINGLE) return this.word(pos)
+    if (end >= input.length || this.char(end) !== SINGLE_QUOTE) return this.word(pos)
     this.token.assign(TYPE.NUMBER, input, pos, end + 1 - pos)
     return end + 1
   }
@@ -533,7 +534,7 @@ export class SqliTokenizer {
     const value = token.val
     for (let i = 0; i < token.len; i++) {
       const code = value.charCodeAt(i)
-      if (code === 0x2e || code === TICK) {
+      if (code === 0x2e || code === BACK_QUOTE) {
         const type = lookupWord(value, 0, i)
         if (type !== TYPE.NONE && type !== TYPE.BAREWORD) {
           token.clear()
@@ -551,7 +552,7 @@ export class SqliTokenizer {
 
   /** MySQL's `name`: a bare word, or a function if the table says so. */
   private backtick(pos: number): number {
-    const end = this.quoted(pos, TICK, 1)
+    const end = this.quoted(pos, BACK_QUOTE, 1)
     const token = this.token
     token.type = lookupWord(token.val) === TYPE.FUNCTION ? TYPE.FUNCTION : TYPE.BAREWORD
     return end
@@ -571,8 +572,8 @@ export class SqliTokenizer {
     }
     if (pos < length) {
       const code = this.char(pos)
-      if (code === TICK || code === SINGLE || code === DOUBLE) {
-        const end = code === TICK ? this.backtick(pos) : this.quoted(pos, code, 1)
+      if (code === BACK_QUOTE || code === SINGLE_QUOTE || code === DOUBLE_QUOTE) {
+        const end = code === BACK_QUOTE ? this.backtick(pos) : this.quoted(pos, code, 1)
         token.type = TYPE.VARIABLE
         return end
       }

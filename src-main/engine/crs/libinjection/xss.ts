@@ -7,6 +7,7 @@
 // other black-listed attribute, a URL attribute whose value starts with a script scheme, or a
 // comment that old browsers would not have treated as one.
 
+import { AMPERSAND, BACK_QUOTE, HASH, LF, NUL, SEMICOLON } from './bytes'
 import { Html5Context, Html5Tokenizer, Html5TokenType } from './html5'
 
 /** How an attribute's value is judged, by the attribute's name. */
@@ -85,13 +86,6 @@ const BLACK_ATTRIBUTES = byInitial<AttributeKind>([
 
 /** URL schemes that run script or show arbitrary content; JAVA covers javascript: too. */
 const BLACK_URL_PREFIXES = ['DATA', 'VIEW-SOURCE', 'JAVA', 'VBSCRIPT']
-
-const NUL = 0x00
-const LF = 0x0a
-const AMPERSAND = 0x26
-const HASH = 0x23
-const SEMICOLON = 0x3b
-const BACK_QUOTE = 0x60
 
 /** ASCII lower-case letters to upper case; every other byte unchanged. */
 function upper(c: number): number {
