@@ -29,7 +29,6 @@ export class ComparisonState {
   private requestsOf: string | null = null
 
   readonly hasTraffic = $derived(this.file !== null || this.pasted.trim() !== '')
-  readonly running = $derived(this.jobs.running)
   /** the job whose progress, comparison or failure is shown */
   readonly shown = $derived(this.jobs.shown)
   readonly summary = $derived(
