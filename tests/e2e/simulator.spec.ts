@@ -43,7 +43,7 @@ test('simulate a WordPress login with exposed credentials and keep it as a sampl
   workbench,
   browser,
 }) => {
-  await zoneWithRuleset(workbench, 'blog.example.org', EXPOSED_CREDENTIALS)
+  const zoneId = await zoneWithRuleset(workbench, 'blog.example.org', EXPOSED_CREDENTIALS)
 
   await page.goto(workbench.ui)
   await page.getByRole('link', { name: 'Simulator' }).click()
@@ -81,9 +81,10 @@ test('simulate a WordPress login with exposed credentials and keep it as a sampl
   await expect(wordpress).toContainText('Matched')
   await expect(wordpress).toContainText('CF_EXPOSED_USERNAME')
   await expect(wordpress).toContainText('exposed credentials')
+  // The link opens that screen of the zone simulated.
   await expect(wordpress.getByRole('link', { name: `Edit ${WORDPRESS_RULE}` })).toHaveAttribute(
     'href',
-    '#/managed-rules',
+    `#/zones/${zoneId}/managed-rules`,
   )
   // Rules that did not match appear only when asked for.
   const joomla = trace.getByRole('article', { name: /^Joomla - / })
@@ -97,6 +98,8 @@ test('simulate a WordPress login with exposed credentials and keep it as a sampl
   await page.getByLabel('Sample name').fill('Exposed WordPress login')
   await page.getByLabel('Expected outcome').selectOption('passed')
   await page.getByRole('button', { name: 'Save sample' }).click()
+  // Focus goes to the sample saved, not to <body> (Save waits for a name again).
+  await expect(page.getByRole('button', { name: 'Open Exposed WordPress login' })).toBeFocused()
   await page.getByLabel('Sample name').fill('Login should be blocked')
   await page.getByLabel('Expected outcome').selectOption('blocked')
   await page.getByRole('button', { name: 'Save sample' }).click()
@@ -125,6 +128,12 @@ test('simulate a WordPress login with exposed credentials and keep it as a sampl
   await expect(listed).toHaveCount(2)
   await expect(listed.first()).toContainText('Exposed WordPress login')
   await fresh.close()
+
+  // Deleting a sample hands focus to the one now in its place, the last to the name of a new one.
+  await page.getByRole('button', { name: 'Delete Exposed WordPress login' }).click()
+  await expect(page.getByRole('button', { name: 'Open Login should be blocked' })).toBeFocused()
+  await page.getByRole('button', { name: 'Delete Login should be blocked' }).click()
+  await expect(page.getByLabel('Sample name')).toBeFocused()
 })
 
 test('samples an earlier version kept in the browser move into the zone', async ({

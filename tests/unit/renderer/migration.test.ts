@@ -204,8 +204,9 @@ describe("the previous product's trace nodes", () => {
       'Interactive Challenge',
     )
     expect(nodeActionLabel(node({ kind: 'ruleset_rule', action: 'block' }))).toBe('Block')
-    expect(editorHref(node({ kind: 'waf_override' }))).toBe('#/migration')
-    expect(editorHref(node({ kind: 'firewall_rule' }))).toBe('#/firewall-rules')
+    expect(editorHref(node({ kind: 'waf_override' }), null)).toBe('#/migration')
+    expect(editorHref(node({ kind: 'firewall_rule' }), null)).toBe('#/firewall-rules')
+    expect(editorHref(node({ kind: 'ruleset_rule' }), 'z 1')).toBe('#/zones/z%201/managed-rules')
   })
 
   it('says a package ran rather than matched', () => {

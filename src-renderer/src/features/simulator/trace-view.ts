@@ -3,6 +3,7 @@
 import type { NotEvaluated, SimulationEvent, TraceNode } from '@shared/api/simulate'
 import type { OverrideSource } from '@shared/rulesets/overrides'
 import { actionColor, actionLabel } from '../../lib/traffic-labels'
+import { routeHref } from '../../lib/route'
 
 /** A deployment (an execute rule of an entry point) whose expression did not match. */
 export function unmatchedDeployment(node: TraceNode): boolean {
@@ -157,10 +158,10 @@ export function nodeTitle(node: TraceNode, rulesetNames: Record<string, string>)
   return `${KIND_LABELS[node.kind]} ${node.rule_id}`
 }
 
-/** Where the rule is edited. */
-export function editorHref(node: TraceNode): string {
-  if (PREVIOUS_PRODUCT_KINDS.has(node.kind)) return '#/migration'
-  return node.kind === 'firewall_rule' ? '#/firewall-rules' : '#/managed-rules'
+/** Where the rule is edited: that screen of the zone it was simulated on. */
+export function editorHref(node: TraceNode, zoneId: string | null): string {
+  if (PREVIOUS_PRODUCT_KINDS.has(node.kind)) return routeHref('migration', zoneId)
+  return routeHref(node.kind === 'firewall_rule' ? 'firewall-rules' : 'managed-rules', zoneId)
 }
 
 /** How an action that ended evaluation is told in a sentence. */
