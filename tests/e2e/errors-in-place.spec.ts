@@ -76,7 +76,7 @@ test('a zone on the previous product is sent to its migration instead of offered
   page,
   workbench,
 }) => {
-  await call(workbench, 'POST', '/zones', {
+  const legacy = await call(workbench, 'POST', '/zones', {
     name: 'legacy.example',
     plan: 'business',
     waf_product: 'previous',
@@ -87,7 +87,10 @@ test('a zone on the previous product is sent to its migration instead of offered
   await expect(
     page.getByText('legacy.example still runs the previous WAF managed rules'),
   ).toBeVisible()
-  await page.getByRole('link', { name: 'Open the Migration screen' }).click()
+  // The link names the zone, so the Migration screen opens on it.
+  const toMigration = page.getByRole('link', { name: 'Open the Migration screen' })
+  await expect(toMigration).toHaveAttribute('href', `#/zones/${legacy.id}/migration`)
+  await toMigration.click()
   await expect(page.getByRole('heading', { level: 1, name: /Migration/ })).toBeVisible()
 })
 

@@ -1,7 +1,8 @@
 // Managed rules as a user tunes them: deploy the managed ruleset to a new zone, send its
 // WordPress rules to log, see the preview and the chart change before saving, and find the
-// override in the entry point the API serves. A refused save shows the API's message and keeps
-// the edits.
+// override in the entry point the API serves. A refused save shows the API's message under the
+// field it names, which takes focus, with the value in force, and keeps the edits; focus follows
+// each action's result.
 
 import { readFileSync } from 'node:fs'
 import { expect, test } from './fixtures'
@@ -41,6 +42,8 @@ test('deploy the managed ruleset, override a tag to log, save, and see it throug
   await expect(page.getByRole('status').filter({ hasText: 'Saved: version' })).toBeVisible()
   const editor = page.getByRole('region', { name: `Configure ${catalog.name}` })
   await expect(editor.getByRole('table', { name: 'Managed rules' })).toBeVisible()
+  // Focus goes to the deployment made, to configure it.
+  await expect(editor.getByRole('heading', { name: catalog.name })).toBeFocused()
 
   // Override the wordpress tag: the preview and the chart change before anything is saved.
   await editor.getByLabel('Tag to override').selectOption('wordpress')
@@ -68,12 +71,21 @@ test('deploy the managed ruleset, override a tag to log, save, and see it throug
   await expect(refusal).toBeVisible()
   await expect(page.getByText('Unsaved changes')).toBeVisible()
   await expect(editor.getByRole('list', { name: 'Tag overrides' })).toContainText('wordpress')
+  // The refusal is under the field it points at, which takes focus, with the value in force.
+  const keyField = editor.getByLabel('Payload logging public key')
+  await expect(editor.locator('#publicKey-refused')).toContainText('public_key')
+  await expect(page.locator('.screen > .error')).toHaveCount(0)
+  await expect(keyField).toBeFocused()
+  await expect(keyField).toHaveAttribute('aria-invalid', 'true')
+  await expect(keyField).toHaveValue('not-a-key')
+  await expect(editor.getByText('In force: none (payload logging off)')).toBeVisible()
 
   await editor.getByLabel('Payload logging public key').fill('')
   await editor.getByLabel('Payload logging public key').press('Tab')
   await page.getByRole('button', { name: 'Save', exact: true }).click()
   await expect(page.getByRole('status').filter({ hasText: 'Saved: version' })).toBeVisible()
   await expect(refusal).toHaveCount(0)
+  await expect(page.getByRole('status').filter({ hasText: 'Saved: version' })).toBeFocused()
   await page.screenshot({ path: 'test-results/e2e/managed-rules.png', fullPage: true })
 
   const entrypoint = await fetch(

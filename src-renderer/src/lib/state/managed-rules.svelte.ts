@@ -34,6 +34,7 @@ import {
 } from './override-edits'
 import { API_ERRORS } from '@shared/api/error-codes'
 import { dropDraft, keepDraft, readDraft } from './zone-drafts'
+import { placeErrors, type FieldErrors, type FieldPointers } from '../field-errors'
 
 export const MANAGED_PHASE = 'http_request_firewall_managed'
 
@@ -54,15 +55,16 @@ export interface Deployment {
   parameters: ExecuteParameters
 }
 
+/** The rule as the draft holds it: a copy, so that edits never reach the entry point as saved. */
 function entryRule(rule: Rule): EntryRule {
-  return {
+  return structuredClone({
     id: rule.id,
     action: rule.action,
     expression: rule.expression ?? '',
     description: rule.description,
     enabled: rule.enabled,
     ...presentFields(rule, ['action_parameters', 'ref', 'logging']),
-  }
+  })
 }
 
 /** The execute parameters of a deployment, or null for the entry point's other rules. */
@@ -71,6 +73,13 @@ export function executeParameters(rule: EntryRule): ExecuteParameters | null {
   if (rule.action !== 'execute' || typeof parameters?.['id'] !== 'string') return null
   // the API validated these parameters when it stored them; the id is what tells them apart
   return parameters as unknown as ExecuteParameters
+}
+
+/** The rule `ruleId` of these as a deployment, or null when it is none. */
+function deploymentOf(rules: readonly EntryRule[], ruleId: string | null): Deployment | null {
+  const rule = rules.find((candidate) => candidate.id === ruleId)
+  const parameters = rule ? executeParameters(rule) : null
+  return rule && parameters ? { rule, parameters } : null
 }
 
 /** The actions a managed ruleset's rules may be overridden to. */
@@ -99,6 +108,22 @@ interface ManagedDraft {
 
 const DRAFT_SCREEN = 'managed-rules'
 
+/** The fields of a deployment's settings that a refusal may name. */
+export type DeploymentField = 'enabled' | 'rulesAction' | 'rulesStatus' | 'expression' | 'publicKey'
+
+/** Where a deployment's fields are in the entry point sent, the deployment being rule `index`. */
+function deploymentFields(index: number): FieldPointers<DeploymentField> {
+  const rule = `/rules/${index}`
+  const overrides = `${rule}/action_parameters/overrides`
+  return {
+    enabled: `${rule}/enabled`,
+    rulesAction: `${overrides}/action`,
+    rulesStatus: `${overrides}/enabled`,
+    expression: `${rule}/expression`,
+    publicKey: `${rule}/action_parameters/matched_data`,
+  }
+}
+
 export class ManagedRulesState {
   readonly choice = new ZoneChoice()
   /** The managed rulesets a zone may deploy. */
@@ -118,6 +143,11 @@ export class ManagedRulesState {
   savedVersion = $state<string | null>(null)
 
   readonly dirty = $derived(this.edited())
+  /**
+   * The refusal placed at the open deployment's fields (the body sent holds the draft's rules in
+   * their order, and Deploy and Remove wait until there is no edit), and the rest for the screen.
+   */
+  readonly placedErrors = $derived(this.placeAtDeployment())
 
   /** The deployment open, which the address carries. */
   get step(): string | null {
@@ -125,9 +155,7 @@ export class ManagedRulesState {
   }
 
   get openDeployment(): Deployment | null {
-    const rule = this.draft.find((candidate) => candidate.id === this.openRuleId)
-    const parameters = rule ? executeParameters(rule) : null
-    return rule && parameters ? { rule, parameters } : null
+    return deploymentOf(this.draft, this.openRuleId)
   }
 
   rulesetName(rulesetId: string): string {
@@ -137,6 +165,17 @@ export class ManagedRulesState {
   /** Whether the saved entry point already executes this managed ruleset. */
   isDeployed(rulesetId: string): boolean {
     return this.savedRules().some((rule) => executeParameters(rule)?.id === rulesetId)
+  }
+
+  /** The open deployment as saved, whose values are in force whatever the edits. */
+  get deploymentInForce(): Deployment | null {
+    return deploymentOf(this.savedRules(), this.openRuleId)
+  }
+
+  private placeAtDeployment(): { byField: FieldErrors<DeploymentField>; rest: ApiMessage[] } {
+    const index = this.draft.findIndex((rule) => rule.id === this.openRuleId)
+    if (index === -1) return { byField: {}, rest: this.errors }
+    return placeErrors(this.errors, deploymentFields(index))
   }
 
   private edited(): boolean {
@@ -271,8 +310,9 @@ export class ManagedRulesState {
     await this.put(this.savedRules().filter((rule) => rule.id !== ruleId))
   }
 
-  async save(): Promise<void> {
-    await this.put($state.snapshot(this.draft))
+  /** Answers whether the entry point was saved. */
+  async save(): Promise<boolean> {
+    return (await this.put($state.snapshot(this.draft))) !== null
   }
 
   discard(): void {
