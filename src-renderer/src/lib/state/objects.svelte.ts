@@ -18,12 +18,16 @@ export const BROWSE_PAGE_ROWS = 50
 /** A table's name as an SQL identifier: quoted, its quotes doubled (https://sqlite.org/lang_keywords.html). */
 const identifier = (name: string) => `"${name.replaceAll('"', '""')}"`
 
-/** The page of a table being browsed. */
+/** The page of a table being browsed, as the table was when the page was read. */
 export interface TablePage {
   table: string
   /** rows before the page */
   offset: number
   result: ObjectQueryResult
+  /** whether rows follow the page */
+  more: boolean
+  /** the rows the table holds */
+  total: number
 }
 
 export class ObjectsState {
@@ -87,14 +91,28 @@ export class ObjectsState {
     })
   }
 
-  /** The table's rows from `offset`, a page of them, in the table's own order (its rowid). */
+  /**
+   * The table's rows from `offset`, a page of them, in the table's own order (its rowid), with
+   * one row more to tell whether any follow, and the table's count read with them: the service
+   * may have added or deleted rows since the object's tables were listed.
+   */
   browse(table: string, offset = 0): Promise<void> {
     return this.attempt(async () => {
-      const result = await bridge.queryObject({
-        ...this.ref(),
-        query: `SELECT * FROM ${identifier(table)} LIMIT ${BROWSE_PAGE_ROWS} OFFSET ${offset}`,
-      })
-      this.browsing = { table, offset, result }
+      const from = identifier(table)
+      const [page, count] = await Promise.all([
+        bridge.queryObject({
+          ...this.ref(),
+          query: `SELECT * FROM ${from} LIMIT ${BROWSE_PAGE_ROWS + 1} OFFSET ${offset}`,
+        }),
+        bridge.queryObject({ ...this.ref(), query: `SELECT count(*) FROM ${from}` }),
+      ])
+      this.browsing = {
+        table,
+        offset,
+        result: { ...page, rows: page.rows.slice(0, BROWSE_PAGE_ROWS) },
+        more: page.rows.length > BROWSE_PAGE_ROWS || page.truncated,
+        total: Number(count.rows[0]?.[0] ?? 0),
+      }
     })
   }
 }

@@ -2,7 +2,8 @@
 // rule edited from its row runs its new expression and action, a filter in use is refused at its
 // row and an unused one deleted; the Security events' click-to-filter narrows the events by what
 // the route filters on and by what it does not (country, client IP), and the shown events export
-// as CSV and JSON; an object's table is browsed a page of rows at a time.
+// as CSV and JSON; an object's table is browsed a page of rows at a time, paged from what each read
+// finds as rows are added and deleted.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { newZone, simulate, type Running } from '../../../api/harness'
@@ -189,5 +190,39 @@ describe('ObjectsState table browser', () => {
     expect(state.browsing?.result.rows.map((row) => row[expressionAt])).toEqual(
       filters.slice(50).map((filter) => filter.expression),
     )
+  })
+
+  it('pages from what each read finds, after rows are added or deleted', async () => {
+    const zoneId = (await newZone(running, { name: 'repage.example', plan: 'business' })).id
+    const add = (count: number, from: number): Promise<{ id: string }[]> =>
+      running.ok(`/zones/${zoneId}/filters`, {
+        method: 'POST',
+        json: Array.from({ length: count }, (_, index) => ({
+          expression: `ip.src eq 198.51.100.${from + index}`,
+        })),
+      })
+    const made = await add(objects.BROWSE_PAGE_ROWS, 1)
+    const state = new objects.ObjectsState()
+    await state.load()
+    await state.select(state.objects.find((object) => object.label.includes('repage.example'))!)
+
+    await state.browse('filters')
+    expect(state.browsing).toMatchObject({ more: false, total: objects.BROWSE_PAGE_ROWS })
+    expect(state.browsing?.result.rows).toHaveLength(objects.BROWSE_PAGE_ROWS)
+
+    // Ten more since the object's tables were listed: the first page now has rows after it.
+    await add(10, 101)
+    await state.browse('filters')
+    expect(state.browsing).toMatchObject({ more: true, total: 60 })
+    await state.browse('filters', objects.BROWSE_PAGE_ROWS)
+    expect(state.browsing).toMatchObject({ more: false, total: 60 })
+    expect(state.browsing?.result.rows).toHaveLength(10)
+
+    for (const filter of made.slice(0, 15)) {
+      await running.ok(`/zones/${zoneId}/filters/${filter.id}`, { method: 'DELETE' })
+    }
+    await state.browse('filters')
+    expect(state.browsing).toMatchObject({ more: false, total: 45 })
+    expect(state.browsing?.result.rows).toHaveLength(45)
   })
 })
