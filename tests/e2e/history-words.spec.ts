@@ -45,6 +45,10 @@ test('history says what changed, compares a point with now, and offers only rest
   })
 
   await page.goto(`${workbench.ui}#/history`)
+  // The screen says what it does: points in words, a comparison with now, restores that can happen.
+  await expect(page.getByRole('main')).toContainText(
+    'Every change to a zone is a point in its history, kept for 30 days and said in words. Compare any point with now',
+  )
   await page.getByLabel('Zone', { exact: true }).selectOption({ label: 'worded.example' })
   const points = page.getByRole('list', { name: 'Points in history' }).getByRole('listitem')
   await expect(points).toHaveCount(4)
