@@ -1,6 +1,7 @@
 // The Simulator's composer: the request's fields as editable state (see request-fields.ts).
 
 import { jsonProblem, type BodyMode, type DraftFields, type FieldRow } from '../request-fields'
+import { assignFields } from './assign-fields.svelte'
 
 const DEFAULT_HEADERS: FieldRow[] = [
   {
@@ -42,16 +43,6 @@ export class RequestDraft {
   }
 
   load(fields: DraftFields): void {
-    this.method = fields.method
-    this.url = fields.url
-    this.headers = fields.headers.map((row) => ({ ...row }))
-    this.bodyMode = fields.bodyMode
-    this.formRows = fields.formRows.map((row) => ({ ...row }))
-    this.json = fields.json
-    this.raw = fields.raw
-    this.ip = fields.ip
-    this.country = fields.country
-    this.botScore = fields.botScore
-    this.threatScore = fields.threatScore
+    assignFields<RequestDraft>(this, fields)
   }
 }

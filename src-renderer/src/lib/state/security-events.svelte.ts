@@ -13,6 +13,7 @@ import { eventQuery } from '../event-query'
 import type { EventLogSettings, EventLogStatus, SecurityEvent } from '@shared/api/simulate'
 import { ZoneChoice } from './zone-choice.svelte'
 import { keepDraft, readDraft } from './zone-drafts'
+import { assignFields } from './assign-fields.svelte'
 
 const HOUR = 3600 * 1000
 
@@ -125,14 +126,7 @@ export class SecurityEventsState {
     this.log = null
     const kept = readDraft<EventFilters>(FILTERS_DRAFT, zoneId)
     if (kept !== null) {
-      this.action = kept.action
-      this.ruleId = kept.ruleId
-      this.host = kept.host
-      this.path = kept.path
-      this.range = kept.range
-      this.limit = kept.limit
-      this.country = kept.country ?? ''
-      this.clientIp = kept.clientIp ?? ''
+      assignFields<SecurityEventsState>(this, { country: '', clientIp: '', ...kept })
     }
     await this.refresh()
   }
