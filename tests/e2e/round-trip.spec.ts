@@ -127,12 +127,15 @@ test('import a bundle: dry-run changes first, written when confirmed', async ({
   await expect(changes.getByRole('listitem').filter({ hasText: filterId })).toContainText('Change')
   await expect(changes.getByRole('listitem').filter({ hasText: extra.id })).toContainText('Remove')
   await expect(page.getByRole('status')).toContainText('would change import.example in 2 places')
+  // Focus goes to each step's result: the changes checked, then the changes made.
+  await expect(page.getByRole('heading', { name: 'Changes to import.example' })).toBeFocused()
   await shot(page, 'round-trip-import')
   // The dry run wrote nothing.
   expect((await api(`/zones/${zoneId}/filters/${extra.id}`)).success).toBe(true)
 
   await page.getByRole('button', { name: 'Import into import.example' }).click()
   await expect(page.getByRole('status')).toContainText('Imported import.example: 2 changes made')
+  await expect(page.getByRole('heading', { name: 'Imported into import.example' })).toBeFocused()
   expect((await api(`/zones/${zoneId}/filters/${extra.id}`)).success).toBe(false)
   expect((await api(`/zones/${zoneId}/filters/${filterId}`)).result.expression).toBe(
     'ip.src in {192.0.2.1 192.0.2.2}',
@@ -171,11 +174,13 @@ test('production: pull a remote zone, change it, plan and apply the change back'
     const calls = page.getByRole('list', { name: 'Planned calls' }).getByRole('listitem')
     await expect(calls).toHaveCount(1)
     await expect(calls).toContainText(`PUT /zones/${zoneId}/filters/${filterId}`)
+    await expect(page.getByRole('heading', { name: 'Plan: changes to prod.example' })).toBeFocused()
     await shot(page, 'round-trip-production-plan')
 
     await page.getByRole('button', { name: 'Apply to remote' }).click()
     await page.getByRole('dialog').getByRole('button', { name: 'Apply' }).click()
     await expect(page.getByRole('status')).toContainText('1 of 1 calls applied to prod.example')
+    await expect(page.getByRole('heading', { name: 'Apply: result per call' })).toBeFocused()
     await expect(page.getByRole('progressbar', { name: 'Calls applied' })).toHaveAttribute(
       'value',
       '1',

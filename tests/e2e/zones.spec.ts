@@ -66,6 +66,8 @@ test('settings rotate the token: the old one stops working, the new one works', 
   await expect(dialog).toContainText('Rotate the API token and key?')
   await dialog.getByRole('button', { name: 'Rotate' }).click()
   await expect(page.getByText('New token and key are in force')).toBeVisible()
+  // Focus goes to that result, not to <body> (the button was disabled meanwhile).
+  await expect(page.getByText('New token and key are in force')).toBeFocused()
   await page.getByRole('button', { name: 'Show' }).first().click()
   const token = page.getByLabel('API token', { exact: true })
   await expect(token).not.toHaveText(workbench.token)
