@@ -40,6 +40,7 @@ import {
   bodyChunks,
   declaredLength,
   ReplayInputQuery,
+  replayBody,
   replayInputOptions,
   type ReplayRunner,
   type ReplaySource,
@@ -136,7 +137,8 @@ async function jobInput(request: FastifyRequest): Promise<JobInput> {
     source: {
       chunks: (async function* () {
         yield* read
-        yield* bodyChunks(request)
+        // what was not read above: a JSON string's text, as the bridge sends a longer one
+        yield* replayBody(request)
       })(),
       ...(totalBytes === undefined ? {} : { totalBytes }),
     },
