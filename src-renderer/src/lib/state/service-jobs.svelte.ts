@@ -74,8 +74,16 @@ export class ServiceJobs {
     try {
       const jobs = await workbenchApi.get<ReplayJob[]>(this.path(zoneId))
       if (zoneId !== this.followed) return
+      // A job that has just finished is shown (its result is what the user waits for), as is the
+      // newest finished one when the one shown is gone.
+      const finished = jobs.find(
+        (job) =>
+          job.state === 'done' &&
+          this.jobs.some((was) => was.id === job.id && was.state === 'running'),
+      )
       this.jobs = jobs
-      if (!jobs.some((job) => job.id === this.shownId)) {
+      if (finished !== undefined) this.shownId = finished.id
+      else if (!jobs.some((job) => job.id === this.shownId)) {
         this.shownId = jobs.find((job) => job.state === 'done')?.id ?? null
       }
     } catch (error) {

@@ -38,6 +38,21 @@ describe('ServiceJobs', () => {
     jobs.stop()
   })
 
+  it('shows a job that finishes while followed, over the one shown before', async () => {
+    const starter = new jobsModule.ServiceJobs('waf_migration/compares')
+    await starter.follow(zoneId)
+    await starter.post(traffic(3000))
+    starter.stop()
+    const jobs = new jobsModule.ServiceJobs('waf_migration/compares')
+    await jobs.follow(zoneId)
+    const running = jobs.jobs.find((job) => job.state === 'running')
+    expect(running).toBeDefined()
+    expect(jobs.shown?.state).toBe('done')
+    await jobs.idle()
+    expect(jobs.shownId).toBe(running?.id)
+    jobs.stop()
+  })
+
   it('finds the zone’s jobs again when followed afresh, and removes a finished one', async () => {
     const jobs = new jobsModule.ServiceJobs('waf_migration/compares')
     await jobs.follow(zoneId)
