@@ -175,3 +175,32 @@ test('a finished replay’s summary and verdicts save as files', async ({ page, 
   expect(verdicts.filter((verdict) => verdict.outcome === 'blocked')).toHaveLength(10)
   expect(verdicts[3]).toMatchObject({ line: 4, method: 'POST', outcome: 'blocked' })
 })
+
+test('a finished replay’s opened request stays open while another replay runs', async ({
+  page,
+  workbench,
+}) => {
+  await zoneExecuting(workbench, 'drill.example.com')
+  await page.goto(`${workbench.ui}#/replay`)
+  await expect(page.getByLabel('Zone')).toHaveValue(/^[0-9a-f]{32}$/)
+  await replayInService(page, 30)
+  const long = join(dir, 'long.ndjson')
+  writeFileSync(long, traffic(300_000))
+  await page.getByLabel('Traffic file').setInputFiles(long)
+  await page.getByRole('button', { name: 'Replay in the service' }).click()
+  const jobs = page.getByRole('table', { name: 'Replay jobs' })
+  await expect(jobs.getByRole('row').nth(1)).toContainText('running', { timeout: 30_000 })
+
+  await jobs.getByRole('row').nth(2).getByRole('button', { name: 'Show' }).click()
+  await page.getByRole('button', { name: 'Open the request on line 1', exact: true }).click()
+  const detail = page.getByRole('region', { name: 'Request on line 1' })
+  await expect(detail).toBeVisible()
+  // the running job's count moves at each poll of the list; the opened request stays
+  const requests = jobs.getByRole('row').nth(1).getByRole('cell').nth(2)
+  const before = await requests.textContent()
+  await expect(requests).not.toHaveText(before ?? '')
+  await expect(detail).toBeVisible()
+  await jobs.getByRole('row').nth(1).getByRole('button', { name: 'Cancel' }).click()
+  await expect(jobs.getByRole('row').nth(1)).toContainText('cancelled')
+  await expect(detail).toBeVisible()
+})
