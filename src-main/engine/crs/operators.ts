@@ -131,7 +131,7 @@ function ipMatcher(entries: readonly string[], ruleId: number): CompiledOperator
       throw new Error(`CRS rule ${ruleId}: @ipMatch cannot read "${text}"`)
     }
   })
-  return (value) => {
+  const matches = (value: string): string[] | undefined => {
     // ModSecurity reads an address with a colon as IPv6, any other as dotted IPv4.
     const isV6 = value.includes(':')
     let address: ipaddr.IPv4 | ipaddr.IPv6
@@ -145,6 +145,16 @@ function ipMatcher(entries: readonly string[], ruleId: number): CompiledOperator
       ([range, bits]) => range.kind() === address.kind() && address.match(range, bits),
     )
     return hit ? [value] : undefined
+  }
+  // Most requests come from the same few addresses: the last one's answer is kept.
+  let lastValue: string | undefined
+  let lastAnswer: string[] | undefined
+  return (value) => {
+    if (value !== lastValue) {
+      lastAnswer = matches(value)
+      lastValue = value
+    }
+    return lastAnswer === undefined ? undefined : [...lastAnswer]
   }
 }
 

@@ -114,6 +114,24 @@ describe('addresses, regexes, libinjection and the rest', () => {
     expect(ip('not an ip')).toBeUndefined()
   })
 
+  it('ipMatch and rx answer each value afresh when the same value comes again', () => {
+    const ip = op('ipmatch', '127.0.0.1')
+    for (const [value, match] of [
+      ['127.0.0.1', true],
+      ['127.0.0.1', true],
+      ['10.0.0.1', false],
+      ['127.0.0.1', true],
+    ] as const)
+      expect(ip(value) !== undefined, value).toBe(match)
+    const rx = op('rx', '(a)(b)?')
+    const first = rx('xab')!
+    first[0] = 'changed'
+    expect(rx('xab')).toEqual(['ab', 'a', 'b'])
+    expect(rx('xa')).toEqual(['a', 'a'])
+    expect(rx('y')).toBeUndefined()
+    expect(rx('xa')).toEqual(['a', 'a'])
+  })
+
   it('rx captures the whole match and the groups', () => {
     expect(op('rx', '(?i)(sel)ect')('x SELECT')).toEqual(['SELECT', 'SEL'])
   })
