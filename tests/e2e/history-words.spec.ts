@@ -69,6 +69,7 @@ test('history says what changed, compares a point with now, and offers only rest
   await page.screenshot({ path: 'test-results/e2e/history-words-diff.png', fullPage: true })
   await comparison.getByRole('button', { name: 'Close comparison' }).click()
   await expect(comparison).toHaveCount(0)
+  await expect(points.nth(3).getByRole('button', { name: 'Compare with now' })).toBeFocused()
 
   // A restore reads as the point it went back to.
   await points.nth(2).getByRole('button', { name: 'Restore to here' }).click()
@@ -76,6 +77,8 @@ test('history says what changed, compares a point with now, and offers only rest
   await expect(points.nth(0)).toContainText(
     /Restored to the point of .+ ‘Deployed Cloudflare OWASP Core Ruleset’/,
   )
+  // Focus goes to the word that the zone was restored, not to <body>.
+  await expect(page.getByRole('status').filter({ hasText: /^\s*Restored / })).toBeFocused()
 
   // The zone whose migration has begun: earlier points cannot be restored.
   await page.getByLabel('Zone', { exact: true }).selectOption({ label: 'migrating.example' })

@@ -38,5 +38,7 @@ test('restore a zone to an earlier point from the History screen, then undo', as
 
   await page.getByRole('button', { name: 'Undo restore' }).click()
   await expect(page.getByRole('status')).toHaveCount(0)
+  // The word and its button are gone: focus goes to the points, not to <body>.
+  await expect(page.getByRole('list', { name: 'Points in history' })).toBeFocused()
   expect((await api(`/zones/${id}`)).result.plan.legacy_id).toBe('enterprise')
 })
