@@ -4,7 +4,7 @@
 // zone's name typed.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { newZone, type Running } from '../../../api/harness'
+import { newZone, patch, type Running } from '../../../api/harness'
 import { startRendererService, stopRendererService } from './renderer-service'
 
 type Module<T> = T extends () => Promise<infer M> ? M : never
@@ -128,5 +128,38 @@ describe('LegacySettingsState', () => {
     expect(await settings.createOverride({ urls: [] })).toBe(false)
     expect(settings.errors[0]?.code).toBeGreaterThan(0)
     expect(settings.overrides).toEqual([])
+  })
+})
+
+// Last: it leaves its own zone as the one the screens open.
+describe('ComparisonState', () => {
+  it('lists a compare job’s requests from its file, differences first', async () => {
+    // Every group of the previous packages off: the previous product passes what the generated
+    // configuration (which does not carry group modes) blocks.
+    const zone = await newZone(running, { plan: 'business', waf_product: 'previous' })
+    const base = `/zones/${zone.id}/firewall/waf/packages`
+    for (const pkg of await running.ok(base)) {
+      for (const group of await running.ok(`${base}/${pkg.id}/groups?per_page=100`)) {
+        await running.ok(`${base}/${pkg.id}/groups/${group.id}`, patch({ mode: 'off' }))
+      }
+    }
+    const wizard = new migration.MigrationWizard()
+    await wizard.select(zone.id)
+    const attack = '/?id=1%27%20UNION%20SELECT%20password%20FROM%20users--'
+    wizard.comparison.pasted = ['/', attack, '/about', attack]
+      .map((path) => JSON.stringify({ method: 'GET', url: `https://${zone.name}${path}` }))
+      .join('\n')
+    await wizard.comparison.run(zone.id)
+    await wizard.comparison.readRequests()
+    const requests = wizard.comparison.requests ?? []
+    expect(requests.map((request) => [request.index, request.differs])).toEqual([
+      [1, true],
+      [3, true],
+      [0, false],
+      [2, false],
+    ])
+    expect(wizard.comparison.result?.results).toEqual(requests)
+    expect(wizard.comparison.result?.differences).toBe(2)
+    wizard.comparison.stop()
   })
 })
