@@ -39,6 +39,12 @@ export interface CompiledRule {
   /** a rule reading one TX variable (`TX:paranoia_level`): its key, lower-cased, and name */
   txKey: string | undefined
   txName: string | undefined
+  /**
+   * A plain @rx rule with a literal gate (literal-gate.ts): its number among the gated rules and
+   * its group's, whose one scan of each value says whether the rule need run on it
+   */
+  gated: number | undefined
+  gateGroup: number | undefined
 }
 
 /** Collections that rules change as they run: never shared between rules. */
@@ -127,6 +133,8 @@ export function compileRule(
     dynamicTargets: rule.variables.some((v) => DYNAMIC.has(v.collection)),
     variableSlots: rule.variables.map((v) => program.slot(`v1 ${JSON.stringify(v)}`)),
     ...singleTxVariable(rule.variables),
+    gated: undefined,
+    gateGroup: undefined,
   }
 }
 
@@ -142,3 +150,29 @@ function singleTxVariable(variables: readonly CrsVariable[]): {
   return { txKey: key, txName: `TX:${key}` }
 }
 const NO_TX = { txKey: undefined, txName: undefined }
+
+/** Keys whose selection by a `:/regex/` is remembered, per selector. */
+const KEY_ANSWERS_LIMIT = 4096
+
+/** Whether a `:/regex/` selector selects a key. */
+export function keySelector(keyPattern: string, compiled: CompiledRule): (key: string) => boolean {
+  let selects = compiled.keyPatterns.get(keyPattern)
+  if (selects === undefined) {
+    const pattern = compileOperatorTest('rx', `(?i)${keyPattern}`, {
+      ruleId: compiled.id ?? 0,
+      dataFile: () => [],
+    })
+    // The same keys come back request after request (TX's above all): each is tested once.
+    const answers = new Map<string, boolean>()
+    selects = (key) => {
+      let answer = answers.get(key)
+      if (answer === undefined) {
+        answer = pattern(key)
+        if (answers.size < KEY_ANSWERS_LIMIT) answers.set(key, answer)
+      }
+      return answer
+    }
+    compiled.keyPatterns.set(keyPattern, selects)
+  }
+  return selects
+}

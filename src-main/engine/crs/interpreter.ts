@@ -13,13 +13,19 @@
 // Compiled once per plan (compiled-rule.ts); a request's collections are built on first use
 // (request-collections.ts).
 
-import { compileRule, DYNAMIC, SCORE_VARIABLE, type CompiledRule } from './compiled-rule'
+import {
+  compileRule,
+  DYNAMIC,
+  keySelector,
+  SCORE_VARIABLE,
+  type CompiledRule,
+} from './compiled-rule'
+import { GateIndex } from './literal-gate'
 import { templateOf } from './macros'
-import { compileOperatorTest } from './operators'
 import { isMarker, type CrsBundle, type CrsSetvar, type CrsVariable } from './program'
 import type { CrsRequest, Entry } from './request'
-import { RequestCollections } from './request-collections'
-import { reportsChange } from './transformation-changes'
+import { readsBody, RequestCollections } from './request-collections'
+import { TransformationCache } from './transformation-cache'
 
 /** What a scoring rule did to one request, for the trace. */
 export interface CrsMatch {
@@ -48,12 +54,16 @@ export interface CrsRunOptions {
   disabled: ReadonlySet<number>
 }
 
+/** What entering phase 2 forgets: the caches of values that come from the body. */
+interface PhaseChange {
+  slots: readonly number[]
+  /** the gate groups reading such values, by number */
+  gateGroups: readonly number[]
+}
+
 interface Phase {
   rules: (CompiledRule | undefined)[]
 }
-
-/** Keys whose selection by a `:/regex/` is remembered, per selector. */
-const KEY_ANSWERS_LIMIT = 4096
 
 /** A compiled CRS program, run on requests. */
 export class CrsProgramRunner {
@@ -63,9 +73,28 @@ export class CrsProgramRunner {
    * transformation chain, or both, numbered here as the rules are compiled.
    */
   private readonly slots = new Map<string, number>()
+  /** the plain @rx rules with a gate, by group (literal-gate.ts) */
+  private readonly gates = new GateIndex()
+  /** the cache slots of values that come from the body: phase 2 computes them again */
+  private readonly bodySlots = new Set<number>()
+  private readonly phaseChange: PhaseChange
 
   constructor(private readonly bundle: CrsBundle) {
     this.phases = [1, 2].map((phase) => this.compilePhase(phase))
+    this.gates.seal()
+    this.phaseChange = { slots: [...this.bodySlots], gateGroups: this.gates.bodyGroups }
+  }
+
+  /** Marks the slots of a rule's targets that read the body; true when it reads some. */
+  private noteBody(compiled: CompiledRule): boolean {
+    const variables = compiled.rule.variables
+    if (!variables.some((variable) => readsBody(variable.collection))) return false
+    this.bodySlots.add(compiled.targetsSlot)
+    this.bodySlots.add(compiled.transformedSlot)
+    variables.forEach((variable, index) => {
+      if (readsBody(variable.collection)) this.bodySlots.add(compiled.variableSlots[index]!)
+    })
+    return true
   }
 
   private slot(key: string): number {
@@ -91,13 +120,16 @@ export class CrsProgramRunner {
           slot: (key) => this.slot(key),
         })
         if (item.skipAfter !== undefined) compiled.skipTo = markers.get(item.skipAfter)
+        for (let link: CompiledRule | undefined = compiled; link; link = link.chain) {
+          this.gates.add(link, this.noteBody(link))
+        }
         return compiled
       }),
     }
   }
 
   run(request: CrsRequest, options: CrsRunOptions): CrsResult {
-    const tx = new Transaction(request, options, this.slots.size)
+    const tx = new Transaction(request, options, this.slots.size, this.gates, this.phaseChange)
     for (const [index, phase] of this.phases.entries()) {
       tx.enterPhase(index + 1)
       const rules = phase.rules
@@ -129,19 +161,25 @@ class Transaction {
   readonly matches = new Map<number, CrsMatch>()
   private matchedVar: Entry | undefined
   private matchedVars: Entry[] = []
-  /** by a chain's slot, each value after that chain */
-  private readonly transformed: (Map<string, string> | undefined)[]
+  private readonly transformations: TransformationCache
   private readonly collections: RequestCollections
+  /** by gated rule: the indexes of the values its gate admits, this phase (literal-gate.ts) */
+  private candidates: (number[] | undefined)[] = []
+  /** by gate group: whether its values were scanned this phase */
+  private scannedGroups: Uint8Array
 
   constructor(
     request: CrsRequest,
     options: CrsRunOptions,
     private readonly slots: number,
+    private readonly gates: GateIndex,
+    private readonly phaseChange: PhaseChange,
   ) {
+    this.scannedGroups = new Uint8Array(gates.groups.length)
     this.transformedTargets = new Array<undefined>(slots)
     this.expandedTargets = new Array<undefined>(slots)
     this.variableCache = new Array<undefined>(slots)
-    this.transformed = new Array<undefined>(slots)
+    this.transformations = new TransformationCache(slots)
     const level = String(options.paranoiaLevel)
     // What crs-setup.conf sets for the golden files (scripts/crs-reference.ts): level, threshold.
     this.tx.set('paranoia_level', level)
@@ -154,9 +192,16 @@ class Transaction {
   enterPhase(phase: number): void {
     if (phase === this.phase) return
     this.phase = phase
-    this.transformedTargets = new Array<undefined>(this.slots)
-    this.expandedTargets = new Array<undefined>(this.slots)
-    this.variableCache = new Array<undefined>(this.slots)
+    const { slots, gateGroups } = this.phaseChange
+    for (const slot of slots) {
+      this.transformedTargets[slot] = undefined
+      this.expandedTargets[slot] = undefined
+      this.variableCache[slot] = undefined
+    }
+    for (const group of gateGroups) {
+      this.gates.groups[group]!.forget(this.candidates)
+      this.scannedGroups[group] = 0
+    }
   }
 
   /** Runs a rule and its chain; true when every link matched. */
@@ -169,6 +214,7 @@ class Transaction {
   }
 
   private runRule(compiled: CompiledRule): boolean {
+    if (compiled.gated !== undefined) return this.runGated(compiled)
     const { rule } = compiled
     const targets = this.targets(compiled)
     const test = compiled.fixedTest
@@ -195,12 +241,35 @@ class Transaction {
       return matched
     }
     for (const target of targets) {
-      for (const value of this.transformEach(target[1], compiled)) {
+      for (const value of this.transformations.each(target[1], compiled)) {
         const result = operator(value)
         if ((result === undefined) !== negated) continue
         matched = true
         this.onMatch(compiled, [target[0], value], negated ? undefined : result)
       }
+    }
+    return matched
+  }
+
+  /** A plain @rx rule with a gate: run on the values its group's scan admits, if any. */
+  private runGated(compiled: CompiledRule): boolean {
+    const group = compiled.gateGroup!
+    if (this.scannedGroups[group] === 0) {
+      this.scannedGroups[group] = 1
+      const values = this.transformedTargetsOf(compiled, this.targets(compiled))
+      this.gates.groups[group]!.scan(values, this.candidates)
+    }
+    const admitted = this.candidates[compiled.gated!]
+    if (admitted === undefined) return false
+    const values = this.transformedTargetsOf(compiled, this.targets(compiled))
+    const operator = compiled.fixedOperator!
+    let matched = false
+    for (const index of admitted) {
+      const target = values[index]!
+      const result = operator(target[1])
+      if (result === undefined) continue
+      matched = true
+      this.onMatch(compiled, target, result)
     }
     return matched
   }
@@ -316,61 +385,16 @@ class Transaction {
   private transformedTargetsOf(compiled: CompiledRule, targets: Entry[]): Entry[] {
     if (compiled.transformations.length === 0) return targets
     if (compiled.dynamicTargets)
-      return targets.map(([name, value]) => [name, this.transform(value, compiled)])
+      return targets.map(([name, value]) => [name, this.transformations.apply(value, compiled)])
     let transformed = this.transformedTargets[compiled.transformedSlot]
     if (transformed === undefined) {
-      transformed = targets.map(([name, value]) => [name, this.transform(value, compiled)])
+      transformed = targets.map(([name, value]) => [
+        name,
+        this.transformations.apply(value, compiled),
+      ])
       this.transformedTargets[compiled.transformedSlot] = transformed
     }
     return transformed
-  }
-
-  /**
-   * The value after the rule's transformations. Each prefix of a chain is remembered per value,
-   * so chains that begin alike (t:utf8toUnicode,t:urlDecodeUni,…) share their first steps, as
-   * ModSecurity's own transformation cache does.
-   */
-  private transform(value: string, compiled: CompiledRule): string {
-    const fns = compiled.transformations
-    if (fns.length === 0) return value
-    const slots = compiled.prefixSlots
-    // the longest prefix already applied to this value
-    let done = fns.length
-    let out: string | undefined
-    while (done > 0) {
-      out = this.transformed[slots[done - 1]!]?.get(value)
-      if (out !== undefined) break
-      done--
-    }
-    if (done === fns.length) return out!
-    let current = done === 0 ? value : out!
-    for (let i = done; i < fns.length; i++) {
-      current = fns[i]!(current)
-      let cache = this.transformed[slots[i]!]
-      if (cache === undefined) {
-        cache = new Map()
-        this.transformed[slots[i]!] = cache
-      }
-      cache.set(value, current)
-    }
-    return current
-  }
-
-  /**
-   * multiMatch: the value, then the value after each transformation that says it changed it
-   * (ModSecurity's own flag, which is not always a difference: re_tfns.c).
-   */
-  private transformEach(value: string, compiled: CompiledRule): string[] {
-    const fns = compiled.transformations
-    if (fns.length === 0) return []
-    const values = [value]
-    let current = value
-    fns.forEach((fn, index) => {
-      const next = fn(current)
-      if (reportsChange(compiled.rule.transformations[index]!, current, next)) values.push(next)
-      current = next
-    })
-    return values
   }
 
   /** The rule's targets, in order, after exclusions; counts for `&` targets. */
@@ -428,7 +452,7 @@ class Transaction {
     }
     if (name === 'TX' && variable.keyPattern !== undefined) {
       // TX holds a hundred variables; CRS's selectors pick a few of them.
-      const selects = this.keySelector(variable.keyPattern, compiled)
+      const selects = keySelector(variable.keyPattern, compiled)
       const selected: Entry[] = []
       for (const [k, v] of this.tx) if (selects(k)) selected.push([`TX:${k}`, v])
       return selected
@@ -440,36 +464,13 @@ class Transaction {
     let selected: Entry[]
     if (name === 'XML') selected = all.filter(([k]) => k === variable.key)
     else if (variable.keyPattern !== undefined) {
-      const selects = this.keySelector(variable.keyPattern, compiled)
+      const selects = keySelector(variable.keyPattern, compiled)
       selected = all.filter(([k]) => selects(k))
     } else {
       const key = variable.key!.toLowerCase()
       selected = all.filter(([k]) => k.toLowerCase() === key)
     }
     return selected.map(([k, v]) => [name === 'XML' ? 'XML' : `${name}:${k}`, v])
-  }
-
-  /** Whether a `:/regex/` selector selects a key. */
-  private keySelector(keyPattern: string, compiled: CompiledRule): (key: string) => boolean {
-    let selects = compiled.keyPatterns.get(keyPattern)
-    if (selects === undefined) {
-      const pattern = compileOperatorTest('rx', `(?i)${keyPattern}`, {
-        ruleId: compiled.id ?? 0,
-        dataFile: () => [],
-      })
-      // The same keys come back request after request (TX's above all): each is tested once.
-      const answers = new Map<string, boolean>()
-      selects = (key) => {
-        let answer = answers.get(key)
-        if (answer === undefined) {
-          answer = pattern(key)
-          if (answers.size < KEY_ANSWERS_LIMIT) answers.set(key, answer)
-        }
-        return answer
-      }
-      compiled.keyPatterns.set(keyPattern, selects)
-    }
-    return selects
   }
 
   /** A collection's keys and values ('' for a scalar); the request's own built on first use. */

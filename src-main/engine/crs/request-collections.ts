@@ -169,6 +169,11 @@ export class RequestCollections {
 
 type BodyCollections = Map<string, Entry[]>
 
+/** Whether a collection's values come from the body in phase 2 (so differ between the phases). */
+export function readsBody(collection: string): boolean {
+  return BODY_COLLECTIONS.has(collection)
+}
+
 /** A request line's method, target and protocol, as Apache splits it at spaces and tabs. */
 function lineParts(line: string): string[] {
   return line.split(/[ \t]+/).filter((part) => part !== '')
