@@ -11,9 +11,12 @@ export class PacedAnnouncement {
   text = $state('')
   private saidAt = -Infinity
 
+  /** `clock` answers milliseconds (a test drives its own) */
+  constructor(private readonly clock: () => number = () => performance.now()) {}
+
   /** Says `words` if the last were said ANNOUNCE_MS ago or more, or at once when `now`. */
   say(words: string, now = false): void {
-    const time = performance.now()
+    const time = this.clock()
     if (!now && time - this.saidAt < ANNOUNCE_MS) return
     this.text = words
     this.saidAt = time
