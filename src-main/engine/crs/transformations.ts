@@ -82,36 +82,37 @@ class Output {
  */
 function urlDecode(value: string, unicode: boolean): string {
   if (!value.includes('%') && !value.includes('+')) return value
-  const out = new Output()
+  // The runs between escapes are copied whole; an escape becomes its byte, and so does anything
+  // that is not a byte (the output holds bytes only).
+  let text = ''
+  let run = 0
   const n = value.length
   let i = 0
   while (i < n) {
     const c = value.charCodeAt(i)
-    if (c === 0x2b) {
-      out.push(0x20)
-      i++
-    } else if (c !== 0x25) {
-      out.push(c)
-      i++
-    } else if (unicode && (at(value, i + 1) | 0x20) === 0x75) {
+    let byte = -1
+    let length = 1
+    if (c === 0x2b) byte = 0x20
+    else if (c > 0xff) byte = c
+    else if (c === 0x25 && unicode && (at(value, i + 1) | 0x20) === 0x75) {
+      // `%u` without four hex digits stays as it is.
+      length = 2
       if (hexDigitsAt(value, i + 2, 4)) {
         const mapped = UNICODE_MAP.get(parseInt(value.slice(i + 2, i + 6), 16))
-        out.push(mapped ?? fullWidth(hexPair(value, i + 4), value, i + 2))
-        i += 6
-      } else {
-        out.push(c)
-        out.push(at(value, i + 1))
-        i += 2
+        byte = mapped ?? fullWidth(hexPair(value, i + 4), value, i + 2)
+        length = 6
       }
-    } else if (hexDigitsAt(value, i + 1, 2)) {
-      out.push(hexPair(value, i + 1))
-      i += 3
-    } else {
-      out.push(c)
-      i++
+    } else if (c === 0x25 && hexDigitsAt(value, i + 1, 2)) {
+      byte = hexPair(value, i + 1)
+      length = 3
     }
+    if (byte >= 0) {
+      text += value.slice(run, i) + String.fromCharCode(byte & 0xff)
+      run = i + length
+    }
+    i += length
   }
-  return out.toString()
+  return text + value.slice(run)
 }
 
 /** Whether `count` hex digits stand from `from` on (past the end is no digit: `at` gives NUL). */
