@@ -1,4 +1,4 @@
-// How the Firewall rules screen names the actions.
+// How the Firewall rules screen names the actions, and the Edit button of each record.
 
 import type { FirewallAction } from '@shared/api/firewall'
 
@@ -10,4 +10,9 @@ export const ACTION_LABELS: Record<FirewallAction, string> = {
   allow: 'Allow',
   log: 'Log',
   bypass: 'Bypass',
+}
+
+/** The id of the Edit button of a record in the table `table` labels, where focus can go. */
+export function editButtonId(table: string, recordId: string): string {
+  return `edit-${table.replace(/\s/g, '-')}-${recordId}`
 }
