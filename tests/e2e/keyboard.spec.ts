@@ -4,41 +4,13 @@
 // fills or selects through Playwright's element actions, only page.keyboard.
 
 import { readFileSync } from 'node:fs'
-import type { Locator, Page } from '@playwright/test'
 import { expect, test } from './fixtures'
+import { chooseWithArrows, tabTo } from './keyboard-moves'
 
 const GENERAL = 'efb7b8c949ac4650a09736fc376e9aee'
 const PHASE = 'http_request_firewall_managed'
 const catalog = JSON.parse(readFileSync(`resources/managed-rulesets/${GENERAL}.json`, 'utf8')) as {
   name: string
-}
-
-const focused = (target: Locator) =>
-  target.evaluate((element) => element === document.activeElement)
-
-/**
- * Presses Tab (or Shift+Tab, for a control above the focus) until the target has focus, as a
- * keyboard user moves through the page.
- */
-async function tabTo(page: Page, target: Locator, key: 'Tab' | 'Shift+Tab' = 'Tab') {
-  await expect(target).toBeVisible()
-  for (let presses = 0; presses < 400; presses += 1) {
-    if (await focused(target)) return
-    await page.keyboard.press(key)
-  }
-  throw new Error(`Tab never reached ${target}`)
-}
-
-/** Moves a focused select to the option with this value with the arrow keys. */
-async function chooseWithArrows(page: Page, select: Locator, value: string) {
-  await tabTo(page, select)
-  await page.keyboard.press('Home')
-  const options = await select.locator('option').count()
-  for (let presses = 0; presses < options; presses += 1) {
-    if ((await select.inputValue()) === value) return
-    await page.keyboard.press('ArrowDown')
-  }
-  await expect(select).toHaveValue(value)
 }
 
 test('create a zone, deploy the managed ruleset with a tag override and simulate, by keyboard only', async ({
