@@ -4,8 +4,9 @@
 // all by keyboard; write a firewall rule; replay a traffic file and open one request; review the
 // history (in words, a diff, a restore); and walk a zone on the previous product through the
 // migration wizard to its end. At every step: the page does not scroll sideways, the step's
-// action buttons are on screen, focus is on the action's result rather than <body>, a reload
-// comes back to the same zone, screen and step, and no id is shown where the thing has a name.
+// action buttons are on screen, focus is on the action's result rather than <body> (after the
+// actions that move it), a reload comes back to the same zone, screen and step, and no id is shown
+// where the thing has a name. These checks are soft, so one run lists every hole of the day.
 
 import type { Locator, Page } from '@playwright/test'
 import { expect, test } from './fixtures'
