@@ -20,39 +20,16 @@ import {
   SCORE_VARIABLE,
   type CompiledRule,
 } from './compiled-rule'
+import { constantLevelKeys, LevelGuard } from './level-guards'
 import { GateIndex } from './literal-gate'
 import { templateOf } from './macros'
 import { isMarker, type CrsBundle, type CrsSetvar, type CrsVariable } from './program'
 import type { CrsRequest, Entry } from './request'
 import { readsBody, RequestCollections } from './request-collections'
+import type { CrsMatch, CrsResult, CrsRunOptions } from './run-result'
 import { TransformationCache } from './transformation-cache'
 
-/** What a scoring rule did to one request, for the trace. */
-export interface CrsMatch {
-  crsId: number
-  /** the variable that matched, as ModSecurity names it (`ARGS:q`) */
-  variable: string
-  /** its value after the rule's transformations */
-  value: string
-  /** what the operator matched (TX:0 where it captures), else the value */
-  match: string
-  /** what the rule added to the anomaly score, over all its matches */
-  score: number
-}
-
-export interface CrsResult {
-  /** the scoring rules that added to the score, by CRS id, in the order they ran */
-  matches: Map<number, CrsMatch>
-  /** tx.anomaly_score after REQUEST-949 (the levels up to the paranoia level) */
-  anomalyScore: number
-}
-
-export interface CrsRunOptions {
-  /** tx.paranoia_level and tx.executing_paranoia_level */
-  paranoiaLevel: number
-  /** CRS ids of rules that must neither run nor score */
-  disabled: ReadonlySet<number>
-}
+export type { CrsMatch, CrsResult, CrsRunOptions } from './run-result'
 
 /** What entering phase 2 forgets: the caches of values that come from the body. */
 interface PhaseChange {
@@ -80,7 +57,8 @@ export class CrsProgramRunner {
   private readonly phaseChange: PhaseChange
 
   constructor(private readonly bundle: CrsBundle) {
-    this.phases = [1, 2].map((phase) => this.compilePhase(phase))
+    const constant = constantLevelKeys(bundle.program.items)
+    this.phases = [1, 2].map((phase) => this.compilePhase(phase, constant))
     this.gates.seal()
     this.phaseChange = { slots: [...this.bodySlots], gateGroups: this.gates.bodyGroups }
   }
@@ -106,7 +84,7 @@ export class CrsProgramRunner {
     return slot
   }
 
-  private compilePhase(phase: number): Phase {
+  private compilePhase(phase: number, constantLevelKeys: ReadonlySet<string>): Phase {
     const items = this.bundle.program.items.filter((item) => isMarker(item) || item.phase === phase)
     const markers = new Map<string, number>()
     items.forEach((item, index) => {
@@ -120,6 +98,7 @@ export class CrsProgramRunner {
           slot: (key) => this.slot(key),
         })
         if (item.skipAfter !== undefined) compiled.skipTo = markers.get(item.skipAfter)
+        compiled.levelGuard = LevelGuard.of(compiled, constantLevelKeys)
         for (let link: CompiledRule | undefined = compiled; link; link = link.chain) {
           this.gates.add(link, this.noteBody(link))
         }
@@ -141,6 +120,11 @@ export class CrsProgramRunner {
           (options.disabled.has(compiled.id) || tx.removed.has(compiled.id))
         )
           continue
+        const guard = compiled.levelGuard
+        if (guard !== undefined && !guard.matchesAt(options.paranoiaLevel)) {
+          tx.passOver()
+          continue
+        }
         if (tx.runChain(compiled) && compiled.skipTo !== undefined) i = compiled.skipTo - 1
       }
     }
@@ -204,9 +188,14 @@ class Transaction {
     }
   }
 
+  /** Before a rule: MATCHED_VARS holds only what it (or its chain) matches. */
+  passOver(): void {
+    if (this.matchedVars.length > 0) this.matchedVars = []
+  }
+
   /** Runs a rule and its chain; true when every link matched. */
   runChain(starter: CompiledRule): boolean {
-    if (this.matchedVars.length > 0) this.matchedVars = []
+    this.passOver()
     for (let link: CompiledRule | undefined = starter; link !== undefined; link = link.chain) {
       if (!this.runRule(link)) return false
     }
