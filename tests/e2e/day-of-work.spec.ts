@@ -159,6 +159,7 @@ test("a security engineer's day at 1024×700: tune, simulate, write a rule, repl
   await tabTo(page, general.getByRole('button', { name: 'Add tag override' }))
   await page.keyboard.press('Space')
   await expect(page.getByText('Unsaved changes')).toBeVisible()
+  await expectFocusOnResult(page, 'Managed rules: tag override added')
   await checkStep(page, 'Managed rules: tag override', [
     page.getByRole('button', { name: 'Save', exact: true }),
     general.getByRole('button', { name: 'Add tag override' }),

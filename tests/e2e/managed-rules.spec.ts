@@ -50,6 +50,8 @@ test('deploy the managed ruleset, override a tag to log, save, and see it throug
   await editor.getByLabel('Tag action').selectOption('log')
   await editor.getByRole('button', { name: 'Add tag override' }).click()
   await expect(page.getByText('Unsaved changes')).toBeVisible()
+  // The emptied form's button is disabled: focus goes to the override added.
+  await expect(editor.getByLabel('Action for tag wordpress')).toBeFocused()
   await expect(editor.getByTestId('action-changed-count')).toHaveText(
     String(wordpressRules.filter((rule) => rule.action !== 'log').length),
   )
