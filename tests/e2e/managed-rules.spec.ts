@@ -109,3 +109,38 @@ test('deploy the managed ruleset, override a tag to log, save, and see it throug
   ])
   expect(execute[0].action_parameters.matched_data).toBeUndefined()
 })
+
+test('at 1024×700 every column of the rules table fits its card, the status overrides included', async ({
+  page,
+  workbench,
+}) => {
+  await page.setViewportSize({ width: 1024, height: 700 })
+  await page.goto(workbench.ui)
+  await page.getByPlaceholder('example.com').fill('narrow.example.com')
+  await page.getByRole('button', { name: 'Create zone' }).click()
+  await expect(page.getByRole('row', { name: /narrow\.example\.com/ })).toBeVisible()
+  await page.getByRole('link', { name: 'Managed rules' }).click()
+  await page.getByRole('button', { name: `Deploy ${catalog.name}` }).click()
+  const editor = page.getByRole('region', { name: `Configure ${catalog.name}` })
+  const table = editor.getByRole('table', { name: 'Managed rules' })
+  await expect(table).toBeVisible()
+
+  // the card the table is drawn in, the nearest around it
+  const card = table.locator('xpath=ancestor::div[contains(@class, "card")][1]')
+  const cardBox = (await card.boundingBox())!
+  const statuses = table.getByRole('combobox', { name: /^Status override for / })
+  expect(await statuses.count()).toBeGreaterThan(0)
+  for (const select of await statuses.all()) {
+    const box = (await select.boundingBox())!
+    expect(box.x).toBeGreaterThanOrEqual(cardBox.x)
+    expect(box.x + box.width).toBeLessThanOrEqual(cardBox.x + cardBox.width)
+  }
+  // Nothing of the table is left to scroll to inside its card.
+  const hidden = await table.evaluate((element) => {
+    const scroller = element.parentElement!
+    return scroller.scrollWidth - scroller.clientWidth
+  })
+  expect(hidden).toBeLessThanOrEqual(0)
+  await table.scrollIntoViewIfNeeded()
+  await page.screenshot({ path: 'test-results/e2e/managed-rules-1024.png' })
+})
