@@ -72,7 +72,14 @@ test('simulate a WordPress login with exposed credentials and keep it as a sampl
   await expect(
     outcome.getByRole('list', { name: 'Headers added toward the origin' }),
   ).toContainText('Exposed-Credential-Check: 1')
-  await expect(outcome.getByRole('table', { name: 'Events' })).toContainText(WORDPRESS_RULE)
+  const events = outcome.getByRole('table', { name: 'Events' })
+  await expect(events).toContainText(WORDPRESS_RULE)
+  // The event names its rule; the id is on hover and copy, not in the text (issue 19).
+  await expect(events).not.toContainText(/\b[0-9a-f]{32}\b/)
+  await expect(events.getByTitle(/^Rule ID [0-9a-f]{32}$/)).toHaveText(WORDPRESS_RULE)
+  await expect(
+    events.getByRole('button', { name: `Copy the rule ID of ${WORDPRESS_RULE}` }),
+  ).toBeVisible()
 
   const trace = page.getByRole('list', { name: 'Trace' })
   const wordpress = trace.getByRole('article', { name: WORDPRESS_RULE })
