@@ -52,6 +52,14 @@ test('deploy the managed ruleset, override a tag to log, save, and see it throug
   await expect(page.getByText('Unsaved changes')).toBeVisible()
   // The emptied form's button is disabled: focus goes to the override added.
   await expect(editor.getByLabel('Action for tag wordpress')).toBeFocused()
+  // All requests, disabled once pressed, hands focus to the expression it wrote.
+  const expression = editor.getByLabel('Deployment expression')
+  await expression.click()
+  await page.keyboard.press('End')
+  await page.keyboard.type(' and http.host eq "shop.example.com"')
+  await editor.getByRole('button', { name: 'All requests' }).click()
+  await expect(expression).toHaveText('true')
+  await expect(expression).toBeFocused()
   await expect(editor.getByTestId('action-changed-count')).toHaveText(
     String(wordpressRules.filter((rule) => rule.action !== 'log').length),
   )
