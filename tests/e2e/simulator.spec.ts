@@ -201,6 +201,11 @@ test('replay attack traffic against the managed ruleset and find the blocks as e
 
   await page.goto(`${workbench.ui}#/replay`)
   await expect(page.getByLabel('Zone')).toHaveValue(/^[0-9a-f]{32}$/)
+  // The picker offers every kind of file the service reads: requests, HAR, logs, gzipped.
+  const accepted = (await page.getByLabel('Traffic file').getAttribute('accept'))!.split(',')
+  for (const extension of ['.ndjson', '.jsonl', '.har', '.json', '.txt', '.log', '.gz']) {
+    expect(accepted).toContain(extension)
+  }
   await page.getByLabel('Traffic file').setInputFiles('tests/fixtures/traffic/attacks.ndjson')
   const record = page.getByLabel('Record security events')
   await expect(record).not.toBeChecked()
