@@ -7,6 +7,7 @@ import type { Filter, FilterBulkUpdate, FilterCreate, FilterUpdate } from '@shar
 import { PHASE_LEGACY_FIREWALL } from '@shared/expression'
 import { checkExpression } from '../check-expression'
 import { invalidValue, Problems } from '../problems'
+import { filterName, recordsNamed } from './history-words'
 import type { FirewallStore } from './store'
 import { FIREWALL_ERRORS } from '@shared/api/error-codes'
 
@@ -68,7 +69,7 @@ export class Filters {
     if (inputs.length === 0) problems.add(FIREWALL_ERRORS.nothingToDo, 'no filters to create')
     const filters = this.checkFilters(inputs, problems, () => this.options.newId())
     problems.check()
-    this.options.describe(`${filters.length} filter${filters.length === 1 ? '' : 's'} created`)
+    this.options.describe(`${recordsNamed('Filter', filters.map(filterName))} created`)
     for (const filter of filters) this.store.putFilter(filter)
     return filters
   }
@@ -80,7 +81,7 @@ export class Filters {
     inputs.forEach((input, index) => this.checkFilterExists(input.id, index, problems))
     const filters = this.checkFilters(inputs, problems, (index) => inputs[index]!.id)
     problems.check()
-    this.options.describe(`${filters.length} filter${filters.length === 1 ? '' : 's'} updated`)
+    this.options.describe(`${recordsNamed('Filter', filters.map(filterName))} updated`)
     for (const filter of filters) this.store.putFilter(filter)
     return filters
   }
@@ -127,7 +128,8 @@ export class Filters {
   /** Deletes the filters that exist among `ids`; none if any of them is still in use. */
   deleteFilters(ids: string[]): { id: string }[] {
     const problems = new Problems()
-    const found = [...new Set(ids)].filter((id) => this.store.filter(id) !== undefined)
+    const filters = [...new Set(ids)].flatMap((id) => this.store.filter(id) ?? [])
+    const found = filters.map((filter) => filter.id)
     for (const id of found) {
       const users = this.store.rulesUsing(id)
       if (users.length > 0) {
@@ -138,7 +140,8 @@ export class Filters {
       }
     }
     problems.check()
-    if (found.length > 0) this.options.describe(`${found.length} filter(s) deleted`)
+    if (found.length > 0)
+      this.options.describe(`${recordsNamed('Filter', filters.map(filterName))} deleted`)
     for (const id of found) this.store.deleteFilter(id)
     return found.map((id) => ({ id }))
   }

@@ -15,8 +15,10 @@ import {
   type PriorityUpdate,
 } from '@shared/api/firewall'
 import type { ZonePlan } from '@shared/api/zones'
+import { plural } from '@shared/plural'
 import { invalidValue, Problems, RefusedAfterWrite } from '../problems'
 import { contains, Filters, type FirewallPartOptions } from './filters'
+import { filterName, recordsNamed } from './history-words'
 import type { StoredFirewallRule } from './store'
 import { FIREWALL_ERRORS } from '@shared/api/error-codes'
 
@@ -104,7 +106,9 @@ export class FirewallRules {
     for (const filter of inlineFilters) this.store.putFilter(filter)
     if (inUse + rules.length > quota) {
       this.options.describe(
-        `${inlineFilters.length} filter(s) created; firewall rules refused (quota)`,
+        inlineFilters.length > 0
+          ? `${recordsNamed('Filter', inlineFilters.map(filterName))} created; firewall rules refused (quota)`
+          : 'Firewall rules refused (quota)',
       )
       const created = inlineFilters.map((f) => f.id)
       throw new RefusedAfterWrite(
@@ -120,8 +124,8 @@ export class FirewallRules {
       )
     }
     this.options.describe(
-      `${rules.length} firewall rule${rules.length === 1 ? '' : 's'} created` +
-        (inlineFilters.length > 0 ? ` with ${inlineFilters.length} new filter(s)` : ''),
+      `${recordsNamed('Firewall rule', this.ruleNames(rules))} created` +
+        this.newFiltersWords(rules.length, inlineFilters.length),
     )
     for (const rule of rules) this.store.putRule(rule)
     return rules.map((rule) => this.present(rule))
@@ -161,7 +165,7 @@ export class FirewallRules {
       ]
     })
     problems.check()
-    this.options.describe(`${rules.length} firewall rule${rules.length === 1 ? '' : 's'} updated`)
+    this.options.describe(`${recordsNamed('Firewall rule', this.ruleNames(rules))} updated`)
     for (const rule of rules) this.store.putRule(rule)
     return rules.map((rule) => this.present(rule))
   }
@@ -198,7 +202,9 @@ export class FirewallRules {
       return [{ ...existing, priority: update.priority ?? null, modified_on: at }]
     })
     problems.check()
-    this.options.describe(`Priority of ${rules.length} firewall rule(s) changed`)
+    this.options.describe(
+      `Priority of ${recordsNamed('firewall rule', this.ruleNames(rules))} changed`,
+    )
     for (const rule of rules) this.store.putRule(rule)
     return rules.map((rule) => this.present(rule))
   }
@@ -212,7 +218,8 @@ export class FirewallRules {
   /** Deletes the rules that exist among `ids`, and their filters if asked and unused. */
   deleteRules(ids: string[], deleteFilterIfUnused = false): { id: string }[] {
     const found = [...new Set(ids)].flatMap((id) => this.store.rule(id) ?? [])
-    if (found.length > 0) this.options.describe(`${found.length} firewall rule(s) deleted`)
+    if (found.length > 0)
+      this.options.describe(`${recordsNamed('Firewall rule', this.ruleNames(found))} deleted`)
     for (const rule of found) this.store.deleteRule(rule.id)
     if (deleteFilterIfUnused) {
       for (const filterId of new Set(found.map((rule) => rule.filter_id))) {
@@ -244,6 +251,21 @@ export class FirewallRules {
     )
     this.store.setRuleQuota(quota)
     return this.settings()
+  }
+
+  /** Rules by name for the history: their description, else their filter's name. */
+  private ruleNames(rules: readonly StoredFirewallRule[]): string[] {
+    return rules.map((rule) => {
+      const filter = this.store.filter(rule.filter_id)
+      return rule.description || (filter === undefined ? rule.id : filterName(filter))
+    })
+  }
+
+  /** `, with its filter` after rules created with filters written inline. */
+  private newFiltersWords(rules: number, filters: number): string {
+    if (filters === 0) return ''
+    if (filters === rules) return rules === 1 ? ', with its filter' : ', with their filters'
+    return `, with ${plural(filters, 'new filter')}`
   }
 
   private quota(): number {
