@@ -52,6 +52,15 @@ test('deploy the managed ruleset, override a tag to log, save, and see it throug
   await expect(page.getByText('Unsaved changes')).toBeVisible()
   // The emptied form's button is disabled: focus goes to the override added.
   await expect(editor.getByLabel('Action for tag wordpress')).toBeFocused()
+  // A second override moved above the first, then removed: focus follows the entry each time.
+  await editor.getByLabel('Tag to override').selectOption('joomla')
+  await editor.getByLabel('Tag action').selectOption('log')
+  await editor.getByRole('button', { name: 'Add tag override' }).click()
+  await expect(editor.getByLabel('Action for tag joomla')).toBeFocused()
+  await editor.getByRole('button', { name: 'Move joomla up' }).click()
+  await expect(editor.getByLabel('Action for tag joomla')).toBeFocused()
+  await editor.getByRole('button', { name: 'Remove override of joomla' }).click()
+  await expect(editor.getByLabel('Action for tag wordpress')).toBeFocused()
   // All requests, disabled once pressed, hands focus to the expression it wrote.
   const expression = editor.getByLabel('Deployment expression')
   await expression.click()
