@@ -111,6 +111,8 @@ test('a Business zone on the previous product migrates through the wizard', asyn
   )
   await expect(page.getByTestId('comparison-chart')).toBeVisible()
   await expect(page.getByRole('table', { name: 'Outcome matrix' })).toBeVisible()
+  // focus followed the compare to its result, from the Compare button its run disabled
+  await expect(page.getByTestId('comparison-summary')).toBeFocused()
   await expect(
     page.getByRole('table', { name: 'Compared requests' }).locator('tbody tr'),
   ).toHaveCount(3)
@@ -134,6 +136,9 @@ test('a Business zone on the previous product migrates through the wizard', asyn
       timeout: 20_000,
     },
   )
+  await expect(
+    page.getByRole('heading', { name: 'This zone is on managed rulesets' }),
+  ).toBeFocused()
   await expect(page.getByTestId('status-state')).toHaveText('completed')
   await expect(page.getByTestId('old-waf-status')).toHaveText('Disabled')
   await expect(page.getByTestId('new-waf-status')).toHaveText('Enabled')

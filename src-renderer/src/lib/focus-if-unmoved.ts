@@ -1,0 +1,25 @@
+// Work that runs on after its button is pressed (an upload, a job in the service, a switch-over)
+// disables the button, which drops focus to <body>; its progress and result take focus as they
+// come, unless the user has moved focus meanwhile, as focus moved under them would lose their
+// place. https://www.w3.org/WAI/WCAG21/Understanding/focus-order.html
+
+import { tick } from 'svelte'
+
+/**
+ * Whether focus is still where the action left it: on <body>, on a control now disabled, or on
+ * `progress`, where the action's progress took it.
+ */
+export function focusUnmoved(progress?: Element | null): boolean {
+  const active = document.activeElement
+  if (active === null || active === document.body || active === progress) return true
+  return active instanceof HTMLButtonElement && active.disabled
+}
+
+/** Once the page shows the change, focuses what `find` answers, if focus has not moved. */
+export async function focusIfUnmoved(
+  find: () => HTMLElement | null | undefined,
+  progress?: Element | null,
+): Promise<void> {
+  await tick()
+  if (focusUnmoved(progress)) find()?.focus()
+}
