@@ -7,19 +7,19 @@ import { tick } from 'svelte'
 
 /**
  * Whether focus is still where the action left it: on <body>, on a control now disabled, or on
- * `progress`, where the action's progress took it.
+ * one of `left` (the control that started it, where its progress took focus).
  */
-export function focusUnmoved(progress?: Element | null): boolean {
+export function focusUnmoved(left: readonly (Element | null)[] = []): boolean {
   const active = document.activeElement
-  if (active === null || active === document.body || active === progress) return true
+  if (active === null || active === document.body || left.includes(active)) return true
   return active instanceof HTMLButtonElement && active.disabled
 }
 
 /** Once the page shows the change, focuses what `find` answers, if focus has not moved. */
 export async function focusIfUnmoved(
   find: () => HTMLElement | null | undefined,
-  progress?: Element | null,
+  left: readonly (Element | null)[] = [],
 ): Promise<void> {
   await tick()
-  if (focusUnmoved(progress)) find()?.focus()
+  if (focusUnmoved(left)) find()?.focus()
 }
