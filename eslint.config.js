@@ -51,6 +51,7 @@ export default ts.config(
   {
     ignores: [
       'out/**',
+      '.builds/**',
       'node_modules/**',
       'test-results/**',
       'playwright-report/**',
