@@ -153,16 +153,10 @@ export function lookupWord(text: string, start = 0, end = text.length): string {
   return WORDS.get(lowerCase ? word.toUpperCase() : word) ?? TYPE.NONE
 }
 
-/** A string's characters (bytes, or token types) as a 256-entry table of membership. */
-export function codeSet(chars: string): Uint8Array {
+/** Bytes in a set as a 256-entry table; NUL is always in it (libinjection tests with strchr). */
+function byteSet(chars: string): Uint8Array {
   const set = new Uint8Array(256)
   for (let i = 0; i < chars.length; i++) set[chars.charCodeAt(i)] = 1
-  return set
-}
-
-/** Bytes in a set; NUL is always in it (libinjection tests with strchr). */
-function byteSet(chars: string): Uint8Array {
-  const set = codeSet(chars)
   set[NUL] = 1
   return set
 }

@@ -8,15 +8,7 @@
 // One piece over 500 lines: folding, the fingerprint and the false-positive heuristics all read
 // the same window of at most five tokens (SqliFolding), and the heuristics decide on what the
 // folding kept; the token-type sets above the class are its own vocabulary.
-import {
-  codeSet,
-  FLAG,
-  lookupWord,
-  SqliToken,
-  SqliTokenizer,
-  TOKEN_VALUE_MAX,
-  TYPE,
-} from './sqli-tokenizer'
+import { FLAG, lookupWord, SqliToken, SqliTokenizer, TOKEN_VALUE_MAX, TYPE } from './sqli-tokenizer'
 
 /** A fingerprint has at most this many tokens. */
 const MAX_TOKENS = 5
@@ -78,26 +70,26 @@ function isArithmeticOperator(token: SqliToken): boolean {
   )
 }
 
-/** Whether a token's type is in a set of types (codeSet). */
-function typeIn(token: SqliToken, set: Uint8Array): boolean {
-  return token.type.length === 1 && set[token.type.charCodeAt(0)] === 1
+/** Whether a token's type is one of a string's type letters, as libinjection's strchr tests. */
+function typeIn(token: SqliToken, types: string): boolean {
+  return token.type.length === 1 && types.includes(token.type)
 }
 
-const OPERATORS = codeSet('o&')
-const NAME_OR_VARIABLE = codeSet('nv')
-const AFTER_SQLTYPE = codeSet('n1t(fvs')
-const NAME_OR_NUMBER = codeSet('n1')
-const VALUE = codeSet('n1vs')
-const VARIABLE_OPERAND = codeSet('v1n')
-const AFTER_UNARY_IN_LIST = codeSet('EB,')
-const BEFORE_UNARY = codeSet('kEB')
-const UNARY_OPERAND = codeSet('1nvsf')
+const OPERATORS = 'o&'
+const NAME_OR_VARIABLE = 'nv'
+const AFTER_SQLTYPE = 'n1t(fvs'
+const NAME_OR_NUMBER = 'n1'
+const VALUE = 'n1vs'
+const VARIABLE_OPERAND = 'v1n'
+const AFTER_UNARY_IN_LIST = 'EB,'
+const BEFORE_UNARY = 'kEB'
+const UNARY_OPERAND = '1nvsf'
 
 /** Five-token starts that folding drops (see restartAfterKnownFiveTokens). */
 const RESTARTING_FIVE = ['1o(1)', '1,(1)', 'no(n)', 'no(1)', '1),(1', 'n)o(n']
 
-const MERGE_FIRST = codeSet('knoUfEtT')
-const MERGE_SECOND = codeSet('knoUfEtT&')
+const MERGE_FIRST = 'knoUfEtT'
+const MERGE_SECOND = 'knoUfEtT&'
 
 /**
  * One pass of libinjection over an input in one context: tokens folded into the fingerprint's
