@@ -4,10 +4,8 @@
 // (../replay/input.ts: format detected, gzip inflated), its pool of worker threads and its batches
 // (../replay/run.ts), so memory is bounded by the batches out, not by the input.
 //
-// `?stream=true` answers NDJSON: a progress line after each batch (ReplayProgress), then
-// `{"progress": {"done": n, "total": n}}` once the input is read through, then the envelope. With
-// `?results=true` and `Accept: application/x-ndjson`, each request's verdict is a line of that
-// NDJSON as it is evaluated (held nowhere); without that Accept the envelope lists them as before.
+// The routes' side (the body, the query, the answer's shapes) is in replay-body.ts and
+// replay-route.ts.
 //
 // The migration's compare runs two pools, one compiled with the previous product alone and one
 // with managed rulesets alone, each batch sent to both in the same pass: the input is read once.
@@ -15,11 +13,7 @@
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { Writable, type Readable } from 'node:stream'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { Type, type Static, type TSchema } from 'typebox'
-import { ApiError, badRequest, payloadTooLarge } from '@shared/api/errors'
-import { API_ERRORS } from '@shared/api/error-codes'
+import type { Writable } from 'node:stream'
 import type {
   Outcome,
   ReplayInputSummary,
@@ -45,133 +39,9 @@ import {
 import type { CredentialNamespace } from '../zones/credentials'
 import { imageOf } from '../zones/inspector'
 import type { Simulator, Variant } from '../zones/simulator'
-import { failed, ok } from './envelope'
-
-/** A day of a busy site's logs, uncompressed. */
-export const REPLAY_BODY_LIMIT = 64 * 1024 ** 3
-
-/** The most worker threads a run may ask for. */
-const MAX_THREADS = 64
 
 /** How many paths a replay's summary lists, those with the most requests. */
 const TOP_PATHS = 50
-
-/** A replay route's query as validated, and what its run does with the zone and the body. */
-export type ReplayRouteQuery = ReplayQuery & { record?: boolean }
-type ReplayRouteWork = (
-  zoneId: string,
-  query: ReplayRouteQuery,
-  source: ReplaySource,
-  hooks: ReplayRunHooks,
-) => Promise<RunAnswer<{ requests: number }>>
-
-/**
- * A plugin holding the one POST route `url` (under a zone: `:zone_id`) that runs `work` over its
- * body as a stream and answers it as answerReplay does; a plugin of its own because its body
- * parser takes every type.
- */
-export function replayRoute(url: string, querystring: TSchema, work: ReplayRouteWork) {
-  return async (app: FastifyInstance) => {
-    acceptReplayStreams(app)
-    app.post(
-      url,
-      { schema: { params: Type.Object({ zone_id: Type.String() }), querystring } },
-      async (request, reply) => {
-        const { zone_id } = request.params as { zone_id: string }
-        const query = request.query as ReplayRouteQuery
-        return answerReplay(request, query, reply, (source, hooks) =>
-          work(zone_id, query, source, hooks),
-        )
-      },
-    )
-  }
-}
-
-/**
- * Lets a plugin's routes take their body as the request's stream, whatever its type (NDJSON, a
- * log, HAR as application/json, gzip): the routes read it through openReplayInput. Register the
- * replay routes in a plugin of their own: this replaces the JSON parser in that plugin.
- */
-export function acceptReplayStreams(app: FastifyInstance): void {
-  app.removeAllContentTypeParsers()
-  app.addContentTypeParser('*', (_request, payload, done) => done(null, payload))
-}
-
-/**
- * The body of a replay route as chunks, refused past REPLAY_BODY_LIMIT. A run that stops before
- * the end (a refusal, a cancel) leaves the request stream open, since destroying it would reset
- * the connection before the answer is written; the rest of the body is discarded (discardRest)
- * so that the connection's next request is read from where it starts.
- */
-export async function* bodyChunks(request: FastifyRequest): AsyncGenerator<Uint8Array> {
-  const body = request.body as Readable | undefined
-  if (body === undefined) return
-  let bytes = 0
-  let ended = false
-  try {
-    for await (const chunk of body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
-      bytes += chunk.byteLength
-      if (bytes > REPLAY_BODY_LIMIT) throw payloadTooLarge(REPLAY_BODY_LIMIT)
-      yield chunk
-    }
-    ended = true
-  } finally {
-    if (!ended) discardRest(request)
-  }
-}
-
-/**
- * Reads and drops what a run left of the body. A reader suspended mid-body (an input refused at
- * its first line) keeps its 'readable' listener, under which resume() does nothing
- * (https://nodejs.org/api/stream.html#readableresume), so the listeners go first.
- */
-export function discardRest(request: FastifyRequest): void {
-  const raw = request.raw
-  if (raw.readableEnded || raw.destroyed) return
-  raw.removeAllListeners('readable')
-  raw.resume()
-}
-
-/**
- * The body's chunks, or, for a JSON string (the bridge's callApi sends the screens' NDJSON chunks
- * as one), the text it holds: bounded by the bridge's own body limit, so read whole.
- */
-export async function* replayBody(request: FastifyRequest): AsyncGenerator<Uint8Array> {
-  const chunks = bodyChunks(request)
-  if (!(request.headers['content-type'] ?? '').startsWith('application/json')) {
-    yield* chunks
-    return
-  }
-  const read: Uint8Array[] = []
-  for await (const chunk of chunks) {
-    read.push(chunk)
-    const text = Buffer.concat(read).toString('utf8').trimStart()
-    if (text === '') continue
-    if (!text.startsWith('"')) {
-      yield* read
-      yield* chunks
-      return
-    }
-  }
-  const whole = Buffer.concat(read).toString('utf8')
-  if (whole.trim() === '') return
-  let text: unknown
-  try {
-    text = JSON.parse(whole)
-  } catch (error) {
-    throw badRequest(
-      API_ERRORS.malformedBody,
-      `Malformed JSON in request body: ${(error as Error).message}`,
-    )
-  }
-  yield Buffer.from(String(text))
-}
-
-/** The size of the body, when the client said it. */
-export function declaredLength(request: FastifyRequest): number | undefined {
-  const length = Number(request.headers['content-length'])
-  return Number.isSafeInteger(length) && length > 0 ? length : undefined
-}
 
 /** What a replay reads: its chunks, and their size when known (for the time left). */
 export interface ReplaySource {
@@ -568,95 +438,4 @@ export class ReplayRunner {
       )
     })
   }
-}
-
-/** What every replay route's query may say of its input and its run. */
-export const ReplayInputQuery = Type.Object({
-  stream: Type.Optional(Type.Boolean()),
-  format: Type.Optional(Type.String({ maxLength: 32 })),
-  host: Type.Optional(Type.String({ maxLength: 253 })),
-  threads: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_THREADS })),
-})
-export type ReplayQuery = Static<typeof ReplayInputQuery> & { results?: boolean }
-
-/** The run's options of a replay route's query. */
-export function replayInputOptions(query: ReplayQuery): ReplayRunOptions {
-  return {
-    ...(query.format === undefined ? {} : { format: query.format }),
-    ...(query.host === undefined ? {} : { host: query.host }),
-    ...(query.threads === undefined ? {} : { threads: query.threads }),
-  }
-}
-
-/**
- * Answers a replay route: runs `work` over the request's body with its hooks, then the envelope,
- * or (with `?stream=true`, or verdicts asked as NDJSON) NDJSON lines and the envelope last. A
- * client that disconnects cancels the run. Until the first line is written, a refusal is the
- * usual 4xx; after it, the last line is the refusal's envelope.
- */
-export async function answerReplay<S extends { requests: number }>(
-  request: FastifyRequest,
-  query: ReplayQuery,
-  reply: FastifyReply,
-  work: (source: ReplaySource, hooks: ReplayRunHooks) => Promise<RunAnswer<S>>,
-): Promise<unknown> {
-  const stream = query.stream === true
-  const verdictLines =
-    query.results === true && (request.headers.accept ?? '').includes('application/x-ndjson')
-  const lines = stream || verdictLines
-  const controller = new AbortController()
-  const disconnected = () => {
-    if (!reply.raw.writableFinished) controller.abort()
-  }
-  reply.raw.on('close', disconnected)
-  let started = false
-  const start = () => {
-    if (started) return
-    started = true
-    reply.raw.writeHead(200, { 'content-type': 'application/x-ndjson' })
-  }
-  const totalBytes = declaredLength(request)
-  try {
-    const answer = await work(
-      { chunks: replayBody(request), ...(totalBytes === undefined ? {} : { totalBytes }) },
-      {
-        signal: controller.signal,
-        ...(verdictLines ? { verdicts: lineWriter(reply, start) } : {}),
-        ...(stream
-          ? {
-              onProgress: (progress) => {
-                start()
-                reply.raw.write(`${JSON.stringify({ progress })}\n`)
-              },
-            }
-          : {}),
-      },
-    )
-    if (answer.cancelled) return reply
-    const { requests } = answer.summary
-    if (!lines) return ok(answer.summary)
-    start()
-    if (stream)
-      reply.raw.write(`${JSON.stringify({ progress: { done: requests, total: requests } })}\n`)
-    reply.raw.end(`${JSON.stringify(ok(answer.summary))}\n`)
-    return reply
-  } catch (error) {
-    if (!started || !(error instanceof ApiError)) throw error
-    reply.raw.end(`${JSON.stringify(failed(error.toMessages()))}\n`)
-    return reply
-  } finally {
-    reply.raw.off('close', disconnected)
-    discardRest(request)
-  }
-}
-
-/** The response as a Writable for verdict lines, its head written before the first. */
-function lineWriter(reply: FastifyReply, start: () => void): Writable {
-  return new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      start()
-      if (reply.raw.write(chunk)) callback()
-      else reply.raw.once('drain', () => callback())
-    },
-  })
 }

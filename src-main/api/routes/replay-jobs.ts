@@ -34,17 +34,15 @@ import { requestPath } from '@shared/replay/traffic'
 import type { ReplayJobs } from '../../replay/jobs'
 import type { ZoneRegistry } from '../../zones/registry'
 import { ok } from '../envelope'
+import type { ReplayRunner, ReplaySource } from '../replay'
+import { ReplayInputQuery, replayInputOptions } from '../replay-route'
 import {
   acceptReplayStreams,
-  discardRest,
   bodyChunks,
   declaredLength,
-  ReplayInputQuery,
+  discardRest,
   replayBody,
-  replayInputOptions,
-  type ReplayRunner,
-  type ReplaySource,
-} from '../replay'
+} from '../replay-body'
 
 const JobParams = Type.Object({ zone_id: Type.String(), job: Type.String({ maxLength: 64 }) })
 const ZoneParams = Type.Object({ zone_id: Type.String() })

@@ -20,7 +20,8 @@ import type { Simulator } from '../../zones/simulator'
 import type { EventQuery } from '../../zones/events'
 import type { ZoneEvents } from '../../zones/zone-events'
 import { ok } from '../envelope'
-import { ReplayInputQuery, replayInputOptions, replayRoute, type ReplayRunner } from '../replay'
+import type { ReplayRunner } from '../replay'
+import { ReplayInputQuery, replayInputOptions, replayRoute } from '../replay-route'
 import { API_ERRORS } from '@shared/api/error-codes'
 
 const ZoneParams = Type.Object({ zone_id: Type.String() })

@@ -7,7 +7,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { ZoneConfiguration } from '../../zones/configuration'
 import { ok } from '../envelope'
-import { ReplayInputQuery, replayInputOptions, replayRoute, type ReplayRunner } from '../replay'
+import type { ReplayRunner } from '../replay'
+import { ReplayInputQuery, replayInputOptions, replayRoute } from '../replay-route'
 
 const ZoneParams = Type.Object({ zone_id: Type.String() })
 /** `phase_two=1` selects the migration's second phase, the only one there is now. */
