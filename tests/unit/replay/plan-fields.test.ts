@@ -6,15 +6,10 @@ import { describe, expect, it } from 'vitest'
 import { compileZone } from '../../../src-main/engine'
 import { ManagedCatalog, readCatalogFiles } from '../../../src-main/zones/rulesets/catalog'
 import { entrypoint, GENERAL, OWASP } from '../../../scripts/detection-rates'
+import { blockingRule } from './blocking-rule'
 
 const catalog = new ManagedCatalog(readCatalogFiles(resolve(__dirname, '../../../resources')))
-const firewallRule = {
-  id: 'a'.repeat(32),
-  action: 'block' as const,
-  priority: null,
-  paused: false,
-  filter: { id: 'b'.repeat(32), expression: 'ip.src.country eq "T1"', paused: false },
-}
+const firewallRule = blockingRule('ip.src.country eq "T1"')
 const fieldsOf = (rulesets: string[]) =>
   compileZone({
     zoneEntrypoint: entrypoint(rulesets.map((ruleset) => ({ ruleset }))),

@@ -15,6 +15,7 @@ import { openReplayInput } from '../../../src-main/replay/input'
 import { ReplayPool } from '../../../src-main/replay/pool'
 import { runReplay, type ReplayProgress } from '../../../src-main/replay/run'
 import { entrypoint, GENERAL, OWASP } from '../../../scripts/detection-rates'
+import { blockingRule } from './blocking-rule'
 
 const ROOT = resolve(__dirname, '../../..')
 const RESOURCES = resolve(ROOT, 'resources')
@@ -28,19 +29,7 @@ const configuration: Gathered = {
   zoneEntrypoint: entrypoint([{ ruleset: GENERAL }, { ruleset: OWASP }]),
   zoneRulesets: [],
   accountRulesets: [],
-  firewallRules: [
-    {
-      id: 'a'.repeat(32),
-      action: 'block',
-      priority: null,
-      paused: false,
-      filter: {
-        id: 'b'.repeat(32),
-        expression: 'http.request.uri.path eq "/admin"',
-        paused: false,
-      },
-    },
-  ],
+  firewallRules: [blockingRule('http.request.uri.path eq "/admin"')],
   managedRulesets: true,
 }
 

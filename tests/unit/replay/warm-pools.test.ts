@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { ReplayPool } from '../../../src-main/replay/pool'
 import { WarmPools, type WarmPoolKey } from '../../../src-main/replay/warm-pools'
 import type { Gathered } from '../../../src-main/zones/simulator'
+import { blockingRule } from './blocking-rule'
 
 const RESOURCES = resolve(__dirname, '../../../resources')
 
@@ -15,19 +16,7 @@ const RESOURCES = resolve(__dirname, '../../../resources')
 const blocking = (path: string): Gathered => ({
   zoneRulesets: [],
   accountRulesets: [],
-  firewallRules: [
-    {
-      id: 'a'.repeat(32),
-      action: 'block',
-      priority: null,
-      paused: false,
-      filter: {
-        id: 'b'.repeat(32),
-        expression: `http.request.uri.path eq "${path}"`,
-        paused: false,
-      },
-    },
-  ],
+  firewallRules: [blockingRule(`http.request.uri.path eq "${path}"`)],
   managedRulesets: false,
 })
 
