@@ -1,6 +1,9 @@
 // Where focus goes after an action changes what is on screen: to its result (the new record, the
 // record that took a deleted one's place), never to <body>, which would send a keyboard or screen
-// reader user back to the top of the page. https://www.w3.org/WAI/WCAG21/Understanding/focus-order.html
+// reader user back to the top of the page. Work that runs on after its button is pressed (an
+// upload, a job in the service, a switch-over) disables the button, which drops focus to <body>;
+// its progress and result take focus as they come, unless the user has moved focus meanwhile.
+// https://www.w3.org/WAI/WCAG21/Understanding/focus-order.html
 
 import { tick } from 'svelte'
 
@@ -19,4 +22,23 @@ export async function focusResult(
 ): Promise<void> {
   await tick()
   ;(find() ?? document.querySelector<HTMLElement>(fallback))?.focus()
+}
+
+/**
+ * Whether focus is still where the action left it: on <body>, on a control now disabled, or on
+ * one of `left` (the control that started it, where its progress took focus).
+ */
+export function focusUnmoved(left: readonly (Element | null)[] = []): boolean {
+  const active = document.activeElement
+  if (active === null || active === document.body || left.includes(active)) return true
+  return active instanceof HTMLButtonElement && active.disabled
+}
+
+/** Once the page shows the change, focuses what `find` answers, if focus has not moved. */
+export async function focusIfUnmoved(
+  find: () => HTMLElement | null | undefined,
+  left: readonly (Element | null)[] = [],
+): Promise<void> {
+  await tick()
+  if (focusUnmoved(left)) find()?.focus()
 }
