@@ -3,6 +3,7 @@
 // (issue 19: no id where a name exists).
 
 import type { Filter } from '@shared/api/firewall'
+import { nounFor } from '@shared/plural'
 
 /** Names listed in one point; the rest are counted. */
 const NAMES_LISTED = 3
@@ -28,5 +29,5 @@ export function recordsNamed(noun: string, names: readonly string[]): string {
   if (more > 0) quoted.push(`${more} more`)
   const listed =
     quoted.length === 1 ? quoted[0] : `${quoted.slice(0, -1).join(', ')} and ${quoted.at(-1)}`
-  return `${noun}${names.length === 1 ? '' : 's'} ${listed}`
+  return `${nounFor(names.length, noun)} ${listed}`
 }
