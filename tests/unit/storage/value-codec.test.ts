@@ -1,6 +1,7 @@
 // The fast path for common values must write exactly V8's bytes and read them exactly as V8 does.
 import fc from 'fast-check'
 import { Deserializer, Serializer } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
 import { deserializeValue, serializeValue } from '../../../src-main/storage/encoding'
 import {
@@ -71,24 +72,14 @@ const { json } = fc.letrec<{ json: unknown }>((tie) => ({
     fc.dictionary(jsonKeys, tie('json'), { maxKeys: 5 }),
   ),
 }))
-/** Numbers passed around by the generator may be held as doubles; JSON.parse() holds them anew. */
-const asParsed = (value: unknown): unknown => JSON.parse(JSON.stringify(value))
-
 /**
- * The value with every named object key prefixed by a mark no other test uses. V8 lays objects
- * out by the names they were given in order, shared by every object built alike: had another test
- * stored a fraction under the same names, V8 would hold (and write) this value's integers there as
- * doubles, as DEVIATIONS.md says. Names of their own keep these integers small integers. Index
- * keys are kept: V8 holds them apart from named ones.
+ * The value as V8 holds it when nothing has been parsed before: JSON.parse() in a context of its
+ * own. V8 lays objects out by the names they were given in order, and a field's layout only ever
+ * widens; within one context, objects parsed earlier (in this test or another) can leave a field
+ * held as doubles, after which V8 writes an integer stored there as a double, as DEVIATIONS.md
+ * says. A fresh context has no such history, so its bytes are the ones decided by content alone.
  */
-function ownKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(ownKeys)
-  if (value === null || typeof value !== 'object') return value
-  const renamed = (key: string) => (/^(?:0|[1-9]\d*)$/.test(key) ? key : `\u0001${key}`)
-  return Object.fromEntries(
-    Object.entries(value).map(([key, item]) => [renamed(key), ownKeys(item)]),
-  )
-}
+const freshlyParsed = (text: string): unknown => runInNewContext('JSON.parse(text)', { text })
 
 /** Anything the structured clone algorithm accepts, for decoding. */
 const { anything } = fc.letrec<{ anything: unknown }>((tie) => ({
@@ -115,8 +106,11 @@ describe('common values, written directly', () => {
   it('are the bytes V8 writes', () => {
     fc.assert(
       fc.property(json, (generated) => {
-        const value = asParsed(ownKeys(generated))
-        expect(serializeValue(value).toString('hex')).toBe(v8Serialize(value).toString('hex'))
+        const text = JSON.stringify(generated)
+        const direct = encodeCommonValue(JSON.parse(text))
+        // a value with index keys is left to V8, which writes it as it holds it (no comparison)
+        if (direct === null) return
+        expect(direct.toString('hex')).toBe(v8Serialize(freshlyParsed(text)).toString('hex'))
       }),
       { numRuns: 2000 },
     )
