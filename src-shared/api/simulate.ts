@@ -230,7 +230,7 @@ export type EventLogSettings = Static<typeof EventLogSettings>
 export interface ReplayInputSummary {
   /** the input's format: `requests`, `logpush`, `har` or `combined` */
   format: string
-  /** whether it was named (`?format=`) rather than detected from the first line */
+  /** whether it was detected from the first line rather than named (`?format=`) */
   format_detected: boolean
   gzip: boolean
   /** bytes of input read (compressed bytes, for gzip) */

@@ -296,9 +296,12 @@ test("a security engineer's day at 1024×700: tune, simulate, write a rule, repl
   await checkStep(page, 'Replay: file chosen', [replayInService])
   await replayInService.click()
   const replayed = page.getByRole('status').filter({ hasText: 'in the service' })
-  await expect(replayed).toHaveText('12 requests replayed in the service (requests)', {
-    timeout: 60_000,
-  })
+  await expect(replayed).toHaveText(
+    '12 requests replayed in the service (NDJSON request descriptions)',
+    {
+      timeout: 60_000,
+    },
+  )
   await expect(page.getByRole('img', { name: /^Outcomes of 12 requests/ })).toHaveAttribute(
     'aria-label',
     /Blocked: 4/,

@@ -42,7 +42,7 @@ async function replayInService(page: Page, count: number): Promise<void> {
   await page.getByLabel('Traffic file').setInputFiles(file)
   await page.getByRole('button', { name: 'Replay in the service' }).click()
   await expect(page.getByRole('status').filter({ hasText: 'in the service' })).toHaveText(
-    `${count} requests replayed in the service (requests)`,
+    `${count} requests replayed in the service (NDJSON request descriptions)`,
     { timeout: 30_000 },
   )
 }
@@ -122,12 +122,12 @@ test('the job shown is in the address: a reload, or its link, opens it', async (
   const jobs = page.getByRole('table', { name: 'Replay jobs' })
   await jobs.getByRole('row').nth(2).getByRole('button', { name: 'Show' }).click()
   await expect(page.getByRole('status').filter({ hasText: 'in the service' })).toHaveText(
-    '30 requests replayed in the service (requests)',
+    '30 requests replayed in the service (NDJSON request descriptions)',
   )
   expect(shownJob(page)).toBe(first)
   await page.reload()
   await expect(page.getByRole('status').filter({ hasText: 'in the service' })).toHaveText(
-    '30 requests replayed in the service (requests)',
+    '30 requests replayed in the service (NDJSON request descriptions)',
   )
   expect(shownJob(page)).toBe(first)
   await expect(jobs.getByRole('row').nth(2)).toHaveAttribute('aria-current', 'true')
@@ -135,12 +135,12 @@ test('the job shown is in the address: a reload, or its link, opens it', async (
   // a link opens the job it names, followed on this screen or loaded from another
   await page.evaluate((hash) => (location.hash = hash), `#/zones/${zoneId}/replay/${second}`)
   await expect(page.getByRole('status').filter({ hasText: 'in the service' })).toHaveText(
-    '60 requests replayed in the service (requests)',
+    '60 requests replayed in the service (NDJSON request descriptions)',
   )
   await page.goto(`${workbench.ui}#/simulator`)
   await page.goto(`${workbench.ui}#/zones/${zoneId}/replay/${first}`)
   await expect(page.getByRole('status').filter({ hasText: 'in the service' })).toHaveText(
-    '30 requests replayed in the service (requests)',
+    '30 requests replayed in the service (NDJSON request descriptions)',
   )
 
   // a job the service no longer holds is said to be gone

@@ -45,7 +45,7 @@ test('a replay in the service goes on while the screen is left, and its result i
 
   await expect(jobs.getByRole('row').nth(1)).toContainText('done', { timeout: 30_000 })
   await expect(page.getByRole('status').filter({ hasText: 'in the service' })).toHaveText(
-    '900 requests replayed in the service (requests)',
+    '900 requests replayed in the service (NDJSON request descriptions)',
   )
   await expect(page.getByRole('img', { name: /^Outcomes of 900 requests/ })).toHaveAttribute(
     'aria-label',
