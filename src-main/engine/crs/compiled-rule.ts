@@ -1,7 +1,6 @@
 // A CRS rule compiled for the interpreter (interpreter.ts): its transformations and operator
 // resolved, and the slots of the request's caches it shares with rules reading the same targets.
 
-import type { LevelGuard } from './level-guards'
 import { compileOperator, compileOperatorTest } from './operators'
 import type { CrsRule, CrsVariable } from './program'
 import { transformation, type Transformation } from './transformations'
@@ -46,8 +45,6 @@ export interface CompiledRule {
    */
   gated: number | undefined
   gateGroup: number | undefined
-  /** a paranoia-level skip, whose outcome the level alone decides (level-guards.ts) */
-  levelGuard: LevelGuard | undefined
 }
 
 /** Collections that rules change as they run: never shared between rules. */
@@ -138,7 +135,6 @@ export function compileRule(
     ...singleTxVariable(rule.variables),
     gated: undefined,
     gateGroup: undefined,
-    levelGuard: undefined,
   }
 }
 

@@ -1,0 +1,428 @@
+// One request's run of the CRS program (interpreter.ts runs its plan's rules through it, in
+// order): its collections, TX, MATCHED_VAR, and what the scoring rules did, as ModSecurity 2.9.7
+// keeps them (apache2/re.c of https://github.com/owasp-modsecurity/ModSecurity/tree/v2/master).
+
+import { DYNAMIC, keySelector, SCORE_VARIABLE, type CompiledRule } from './compiled-rule'
+import type { GateIndex } from './literal-gate'
+import { templateOf } from './macros'
+import type { CrsSetvar, CrsVariable } from './program'
+import type { CrsRequest, Entry } from './request'
+import { RequestCollections } from './request-collections'
+import type { CrsMatch } from './run-result'
+import { TransformationCache } from './transformation-cache'
+
+/** What entering phase 2 forgets: the caches of values that come from the body. */
+export interface PhaseChange {
+  slots: readonly number[]
+  /** the gate groups reading such values, by number */
+  gateGroups: readonly number[]
+}
+
+/** TX and MATCHED_VAR before a request's first rule (run-plan.ts). */
+export interface TxStart {
+  tx: ReadonlyMap<string, string>
+  matchedVar: Entry | undefined
+}
+
+/** A TX write: a value set, or undefined for a variable removed. */
+export type TxWrite = readonly [key: string, value: string | undefined]
+
+/**
+ * What rules run ahead of a request did (run-plan.ts): their TX writes in order, and the
+ * MATCHED_VAR the last match left.
+ */
+export interface FoldedEffect {
+  writes: readonly TxWrite[]
+  matchedVar: Entry | undefined
+}
+
+/** One request's run: its collections, TX, and what the scoring rules did. */
+export class Transaction {
+  phase = 1
+  /** a target list's values after a transformation chain, by list and chain, this phase */
+  private transformedTargets: (Entry[] | undefined)[]
+  private expandedTargets: (Entry[] | undefined)[]
+  private variableCache: (Entry[] | undefined)[]
+  stopped = false
+  readonly tx: Map<string, string>
+  readonly removed = new Set<number>()
+  readonly matches = new Map<number, CrsMatch>()
+  private matchedVar: Entry | undefined
+  private matchedVars: Entry[] = []
+  private readonly transformations: TransformationCache
+  private readonly collections: RequestCollections
+  /** by gated rule: the indexes of the values its gate admits, this phase (literal-gate.ts) */
+  private candidates: (number[] | undefined)[] = []
+  /** by gate group: whether its values were scanned this phase */
+  private scannedGroups: Uint8Array
+
+  /** when set, every TX write in order (run-plan.ts records a rule run ahead of requests) */
+  writeLog: TxWrite[] | undefined
+
+  constructor(
+    request: CrsRequest,
+    start: TxStart,
+    private readonly slots: number,
+    private readonly gates: GateIndex,
+    private readonly phaseChange: PhaseChange,
+  ) {
+    this.scannedGroups = new Uint8Array(gates.groups.length)
+    this.transformedTargets = new Array<undefined>(slots)
+    this.expandedTargets = new Array<undefined>(slots)
+    this.variableCache = new Array<undefined>(slots)
+    this.transformations = new TransformationCache(slots)
+    this.tx = new Map(start.tx)
+    this.matchedVar = start.matchedVar
+    this.collections = new RequestCollections(request)
+  }
+
+  /** The last match's variable (MATCHED_VAR_NAME and MATCHED_VAR). */
+  get lastMatched(): Entry | undefined {
+    return this.matchedVar
+  }
+
+  /** Replays what rules run ahead of the request did at this point. */
+  applyFolded(effect: FoldedEffect): void {
+    for (const [key, value] of effect.writes) this.write(key, value)
+    if (effect.matchedVar !== undefined) this.matchedVar = effect.matchedVar
+  }
+
+  private write(key: string, value: string | undefined): void {
+    if (value === undefined) this.tx.delete(key)
+    else this.tx.set(key, value)
+    this.writeLog?.push([key, value])
+  }
+
+  enterPhase(phase: number): void {
+    if (phase === this.phase) return
+    this.phase = phase
+    const { slots, gateGroups } = this.phaseChange
+    for (const slot of slots) {
+      this.transformedTargets[slot] = undefined
+      this.expandedTargets[slot] = undefined
+      this.variableCache[slot] = undefined
+    }
+    for (const group of gateGroups) {
+      this.gates.groups[group]!.forget(this.candidates)
+      this.scannedGroups[group] = 0
+    }
+  }
+
+  /** Before a rule: MATCHED_VARS holds only what it (or its chain) matches. */
+  passOver(): void {
+    if (this.matchedVars.length > 0) this.matchedVars = []
+  }
+
+  /** Runs a rule and its chain; true when every link matched. */
+  runChain(starter: CompiledRule): boolean {
+    this.passOver()
+    for (let link: CompiledRule | undefined = starter; link !== undefined; link = link.chain) {
+      if (!this.runRule(link)) return false
+    }
+    return true
+  }
+
+  /**
+   * Runs the first `links` links of a chain (run-plan.ts, ahead of requests): whether the chain
+   * matched, or undefined when they all matched and the rest would decide.
+   */
+  runChainStart(starter: CompiledRule, links: number): boolean | undefined {
+    this.passOver()
+    let link: CompiledRule | undefined = starter
+    for (let run = 0; link !== undefined; run++, link = link.chain) {
+      if (run === links) return undefined
+      if (!this.runRule(link)) return false
+    }
+    return true
+  }
+
+  private runRule(compiled: CompiledRule): boolean {
+    if (compiled.gated !== undefined) return this.runGated(compiled)
+    const { rule } = compiled
+    const targets = this.targets(compiled)
+    const test = compiled.fixedTest
+    if (test !== undefined) {
+      let matched = false
+      for (const target of this.transformedTargetsOf(compiled, targets)) {
+        if (test(target[1])) continue
+        matched = true
+        this.onMatch(compiled, target, undefined)
+      }
+      return matched
+    }
+    const operator =
+      compiled.fixedOperator ?? compiled.operator(this.expand(rule.operator.parameter, compiled))
+    const negated = rule.operator.negated
+    let matched = false
+    if (!rule.multiMatch) {
+      for (const target of this.transformedTargetsOf(compiled, targets)) {
+        const result = operator(target[1])
+        if ((result === undefined) !== negated) continue
+        matched = true
+        this.onMatch(compiled, target, negated ? undefined : result)
+      }
+      return matched
+    }
+    for (const target of targets) {
+      for (const value of this.transformations.each(target[1], compiled)) {
+        const result = operator(value)
+        if ((result === undefined) !== negated) continue
+        matched = true
+        this.onMatch(compiled, [target[0], value], negated ? undefined : result)
+      }
+    }
+    return matched
+  }
+
+  /** A plain @rx rule with a gate: run on the values its group's scan admits, if any. */
+  private runGated(compiled: CompiledRule): boolean {
+    const group = compiled.gateGroup!
+    if (this.scannedGroups[group] === 0) {
+      this.scannedGroups[group] = 1
+      const values = this.transformedTargetsOf(compiled, this.targets(compiled))
+      this.gates.groups[group]!.scan(values, this.candidates)
+    }
+    const admitted = this.candidates[compiled.gated!]
+    if (admitted === undefined) return false
+    const values = this.transformedTargetsOf(compiled, this.targets(compiled))
+    const operator = compiled.fixedOperator!
+    let matched = false
+    for (const index of admitted) {
+      const target = values[index]!
+      const result = operator(target[1])
+      if (result === undefined) continue
+      matched = true
+      this.onMatch(compiled, target, result)
+    }
+    return matched
+  }
+
+  private onMatch(compiled: CompiledRule, variable: Entry, captures: string[] | undefined): void {
+    const { rule } = compiled
+    this.matchedVar = variable
+    this.matchedVars.push(variable)
+    if (rule.capture && captures !== undefined) {
+      for (let i = 0; i < 10; i++) {
+        this.write(String(i), i < captures.length ? captures[i]! : undefined)
+      }
+    }
+    for (const setvar of rule.setvars ?? []) this.setvar(setvar, compiled, variable, captures)
+    for (const control of rule.controls ?? []) this.control(control.name, control.value)
+  }
+
+  private setvar(
+    setvar: CrsSetvar,
+    compiled: CompiledRule,
+    variable: Entry,
+    captures: string[] | undefined,
+  ): void {
+    if (setvar.collection !== 'TX') return
+    const name = this.expand(setvar.name, compiled).toLowerCase()
+    if (setvar.operation === 'delete') {
+      this.write(name, undefined)
+      return
+    }
+    const value = this.expand(setvar.value, compiled)
+    if (setvar.operation === 'set') {
+      this.write(name, value)
+      return
+    }
+    const delta = (parseInt(value, 10) || 0) * (setvar.operation === 'add' ? 1 : -1)
+    this.write(name, String((parseInt(this.tx.get(name) ?? '0', 10) || 0) + delta))
+    const level = SCORE_VARIABLE.exec(name)?.[1]
+    if (level !== undefined && compiled.id !== undefined && delta !== 0) {
+      const seen = this.matches.get(compiled.id)
+      if (seen) seen.score += delta
+      else {
+        this.matches.set(compiled.id, {
+          crsId: compiled.id,
+          variable: variable[0],
+          value: variable[1],
+          match: captures?.[0] ?? variable[1],
+          score: delta,
+        })
+      }
+    }
+  }
+
+  /**
+   * ctl as CRS's own rules use it. ruleRemoveTargetById/ByTag and ruleRemoveByTag appear only in
+   * its application exclusion packages (REQUEST-903.*), which stay off as in the reference, and
+   * auditLogParts/auditEngine change no score.
+   */
+  private control(name: string, value: string): void {
+    switch (name.toLowerCase()) {
+      case 'requestbodyprocessor':
+        this.collections.bodyProcessor = value.toUpperCase()
+        break
+      case 'forcerequestbodyvariable':
+        this.collections.forceBody = value.toLowerCase() === 'on'
+        break
+      case 'ruleengine':
+        if (value.toLowerCase() === 'off') this.stopped = true
+        break
+      case 'ruleremovebyid':
+        for (const id of removedRuleIds(value)) this.removed.add(id)
+        break
+    }
+  }
+
+  /** `%{tx.name}`, `%{rule.id}`, `%{matched_var}`, `%{request_headers.host}`, … */
+  private expand(text: string, compiled: CompiledRule): string {
+    if (!text.includes('%{')) return text
+    let out = ''
+    for (const part of templateOf(text)) {
+      if (typeof part === 'string') {
+        out += part
+        continue
+      }
+      const { collection, key } = part
+      switch (collection) {
+        case 'TX':
+          out += this.tx.get(key.toLowerCase()) ?? ''
+          break
+        case 'RULE':
+          out += key.toLowerCase() === 'id' ? String(compiled.id ?? '') : ''
+          break
+        case 'MATCHED_VAR':
+          out += this.matchedVar?.[1] ?? ''
+          break
+        case 'MATCHED_VAR_NAME':
+          out += this.matchedVar?.[0] ?? ''
+          break
+        default: {
+          const values = this.collection({ collection, ...(key ? { key } : {}) }, compiled)
+          out += values[0]?.[1] ?? ''
+        }
+      }
+    }
+    return out
+  }
+
+  /** The targets after the rule's transformations, shared by rules with the same both. */
+  private transformedTargetsOf(compiled: CompiledRule, targets: Entry[]): Entry[] {
+    if (compiled.transformations.length === 0) return targets
+    if (compiled.dynamicTargets)
+      return targets.map(([name, value]) => [name, this.transformations.apply(value, compiled)])
+    let transformed = this.transformedTargets[compiled.transformedSlot]
+    if (transformed === undefined) {
+      transformed = targets.map(([name, value]) => [
+        name,
+        this.transformations.apply(value, compiled),
+      ])
+      this.transformedTargets[compiled.transformedSlot] = transformed
+    }
+    return transformed
+  }
+
+  /** The rule's targets, in order, after exclusions; counts for `&` targets. */
+  private targets(compiled: CompiledRule): Entry[] {
+    const variables = compiled.rule.variables
+    if (variables.length === 0) return NO_TARGET
+    const txKey = compiled.txKey
+    if (txKey !== undefined) {
+      // `TX:name` alone, as the paranoia-level skips and most control rules read it.
+      const value = this.tx.get(txKey)
+      return value === undefined ? NO_TARGETS : [[compiled.txName!, value]]
+    }
+    if (compiled.dynamicTargets) return this.expandTargets(compiled)
+    let targets = this.expandedTargets[compiled.targetsSlot]
+    if (targets === undefined) {
+      targets = this.expandTargets(compiled)
+      this.expandedTargets[compiled.targetsSlot] = targets
+    }
+    return targets
+  }
+
+  private expandTargets(compiled: CompiledRule): Entry[] {
+    const variables = compiled.rule.variables
+    let targets: Entry[] = []
+    variables.forEach((variable, index) => {
+      const values = this.variableValues(variable, compiled.variableSlots[index]!, compiled)
+      if (variable.count) targets.push([`&${variable.collection}`, String(values.length)])
+      else if (variable.exclude) {
+        if (values.length === 0) return
+        const keys = new Set(values.map(([k]) => k.toLowerCase()))
+        targets = targets.filter(([k]) => !keys.has(k.toLowerCase()))
+      } else for (const entry of values) targets.push(entry)
+    })
+    return targets
+  }
+
+  /** One target's values; those of the request's own collections are shared between rules. */
+  private variableValues(variable: CrsVariable, slot: number, compiled: CompiledRule): Entry[] {
+    if (DYNAMIC.has(variable.collection)) return this.collection(variable, compiled)
+    let values = this.variableCache[slot]
+    if (values === undefined) {
+      values = this.collection(variable, compiled)
+      this.variableCache[slot] = values
+    }
+    return values
+  }
+
+  /** A variable's values, named as ModSecurity names them (`ARGS:q`). */
+  private collection(variable: CrsVariable, compiled: CompiledRule): Entry[] {
+    const name = variable.collection
+    if (name === 'TX' && variable.key !== undefined) {
+      const key = variable.key.toLowerCase()
+      const value = this.tx.get(key)
+      return value === undefined ? [] : [[`TX:${key}`, value]]
+    }
+    if (name === 'TX' && variable.keyPattern !== undefined) {
+      // TX holds a hundred variables; CRS's selectors pick a few of them.
+      const selects = keySelector(variable.keyPattern, compiled)
+      const selected: Entry[] = []
+      for (const [k, v] of this.tx) if (selects(k)) selected.push([`TX:${k}`, v])
+      return selected
+    }
+    const all = this.entries(name)
+    if (variable.key === undefined && variable.keyPattern === undefined) {
+      return all.map(([k, v]) => [k === '' ? name : `${name}:${k}`, v])
+    }
+    let selected: Entry[]
+    if (name === 'XML') selected = all.filter(([k]) => k === variable.key)
+    else if (variable.keyPattern !== undefined) {
+      const selects = keySelector(variable.keyPattern, compiled)
+      selected = all.filter(([k]) => selects(k))
+    } else {
+      const key = variable.key!.toLowerCase()
+      selected = all.filter(([k]) => k.toLowerCase() === key)
+    }
+    return selected.map(([k, v]) => [name === 'XML' ? 'XML' : `${name}:${k}`, v])
+  }
+
+  /** A collection's keys and values ('' for a scalar); the request's own built on first use. */
+  private entries(name: string): Entry[] {
+    switch (name) {
+      case 'TX':
+        return [...this.tx]
+      case 'MATCHED_VAR':
+        return this.matchedVar === undefined ? [] : [['', this.matchedVar[1]]]
+      case 'MATCHED_VAR_NAME':
+        return this.matchedVar === undefined ? [] : [['', this.matchedVar[0]]]
+      case 'MATCHED_VARS':
+        return this.matchedVars.map(([k, v]) => [k, v])
+      case 'MATCHED_VARS_NAMES':
+        return this.matchedVars.map(([k]) => [k, k])
+      case 'REQBODY_PROCESSOR':
+        // Without a processor ModSecurity still has the variable, empty.
+        return [['', this.collections.bodyProcessor ?? '']]
+    }
+    return this.collections.entries(name, this.phase)
+  }
+}
+
+/** The ids `ctl:ruleRemoveById=920300,920400-920420` names. */
+export function removedRuleIds(value: string): number[] {
+  const ids: number[] = []
+  for (const part of value.split(/[\s,]+/)) {
+    const [from, to] = part.split('-').map(Number)
+    if (from === undefined || Number.isNaN(from)) continue
+    for (let id = from; id <= (to ?? from); id++) ids.push(id)
+  }
+  return ids
+}
+
+/** SecAction's one target: the operator always matches it. */
+const NO_TARGET: Entry[] = [['', '']]
+const NO_TARGETS: Entry[] = []
