@@ -19,7 +19,10 @@ export interface CompiledRule {
   operator: (parameter: string) => Operator
   /** the operator when its parameter has no macros, compiled once */
   fixedOperator: Operator | undefined
-  /** the same as a test, for a negated operator (whose captures nobody reads) */
+  /**
+   * the same as a test, where nothing reads its captures: a negated operator's, or one whose
+   * TX:0-9 no rule reads (capture-reads.ts), whose match the trace alone may ask for later
+   */
   fixedTest: OperatorTest | undefined
   /** `:/regex/` selectors: whether a key is selected */
   keyPatterns: Map<string, (key: string) => boolean>
@@ -63,9 +66,13 @@ const OPERATOR_CACHE_LIMIT = 16
 /** A setvar adding to the anomaly score of a paranoia level. */
 export const SCORE_VARIABLE = /^(?:inbound_)?anomaly_score_pl([1-4])$/
 
-/** What compiling a rule needs of its program: the phrase files and the cache slots by key. */
+/**
+ * What compiling a rule needs of its program: the phrase files, the cache slots by key, and the
+ * links whose captures some rule reads (capture-reads.ts).
+ */
 export interface RuleSlots {
   data: Readonly<Record<string, readonly string[]>>
+  capturesRead: ReadonlySet<CrsRule>
   /** the request's cache slot for a key (a target list, a target, a transformation chain) */
   slot: (key: string) => number
 }
@@ -103,7 +110,7 @@ export function compileRule(
   const fixed = !rule.operator.parameter.includes('%{')
   const fixedOperator = fixed ? operator(rule.operator.parameter) : undefined
   const fixedTest =
-    fixed && rule.operator.negated && !rule.multiMatch
+    fixed && (rule.operator.negated || !program.capturesRead.has(rule)) && !rule.multiMatch
       ? compileOperatorTest(name, rule.operator.parameter, context)
       : undefined
   const chain = rule.chain === undefined ? undefined : compileRule(rule.chain, id, program)

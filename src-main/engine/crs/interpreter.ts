@@ -14,9 +14,10 @@
 // program is worked out once (run-plan.ts); a request's run is a Transaction (transaction.ts),
 // whose collections are built on first use (request-collections.ts).
 
+import { capturesRead } from './capture-reads'
 import { compileRule, type CompiledRule } from './compiled-rule'
 import { GateIndex } from './literal-gate'
-import { isMarker, type CrsBundle } from './program'
+import { isMarker, type CrsBundle, type CrsRule } from './program'
 import type { CrsRequest } from './request'
 import { readsBody } from './request-collections'
 import type { CrsResult, CrsRunOptions } from './run-result'
@@ -41,6 +42,8 @@ export class CrsProgramRunner {
   /** the cache slots of values that come from the body: phase 2 computes them again */
   private readonly bodySlots = new Set<number>()
   private readonly phaseChange: PhaseChange
+  /** the links whose TX:0-9 some rule reads: the others only test their values */
+  private readonly capturesRead: ReadonlySet<CrsRule>
   /** by disabled set (the engine's plan.ts hands each request the same one), then by level */
   private readonly plansBySet = new WeakMap<ReadonlySet<number>, Map<number, RunPlan>>()
   /** by level and sorted disabled ids, for sets made per request */
@@ -51,6 +54,7 @@ export class CrsProgramRunner {
     /** false: every enabled rule runs per request (the reference the folded plans are tested on) */
     private readonly fold = true,
   ) {
+    this.capturesRead = capturesRead(bundle.program.items)
     this.phases = [1, 2].map((phase) => this.compilePhase(phase))
     this.gates.seal()
     this.phaseChange = { slots: [...this.bodySlots], gateGroups: this.gates.bodyGroups }
@@ -87,6 +91,7 @@ export class CrsProgramRunner {
       if (isMarker(item)) return undefined
       const compiled = compileRule(item, item.id, {
         data: this.bundle.data,
+        capturesRead: this.capturesRead,
         slot: (key) => this.slot(key),
       })
       if (item.skipAfter !== undefined) compiled.skipTo = markers.get(item.skipAfter)

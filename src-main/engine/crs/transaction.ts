@@ -2,7 +2,13 @@
 // order): its collections, TX, MATCHED_VAR, and what the scoring rules did, as ModSecurity 2.9.7
 // keeps them (apache2/re.c of https://github.com/owasp-modsecurity/ModSecurity/tree/v2/master).
 
-import { DYNAMIC, keySelector, SCORE_VARIABLE, type CompiledRule } from './compiled-rule'
+import {
+  DYNAMIC,
+  keySelector,
+  SCORE_VARIABLE,
+  type CompiledRule,
+  type Operator,
+} from './compiled-rule'
 import type { GateIndex } from './literal-gate'
 import { templateOf } from './macros'
 import type { CrsSetvar, CrsVariable } from './program'
@@ -142,9 +148,10 @@ export class Transaction {
     const targets = this.targets(compiled)
     const test = compiled.fixedTest
     if (test !== undefined) {
+      const negated = rule.operator.negated
       let matched = false
       for (const target of this.transformedTargetsOf(compiled, targets)) {
-        if (test(target[1])) continue
+        if (test(target[1]) === negated) continue
         matched = true
         this.onMatch(compiled, target, undefined)
       }
@@ -185,10 +192,17 @@ export class Transaction {
     const admitted = this.candidates[compiled.gated!]
     if (admitted === undefined) return false
     const values = this.transformedTargetsOf(compiled, this.targets(compiled))
+    const test = compiled.fixedTest
     const operator = compiled.fixedOperator!
     let matched = false
     for (const index of admitted) {
       const target = values[index]!
+      if (test !== undefined) {
+        if (!test(target[1])) continue
+        matched = true
+        this.onMatch(compiled, target, undefined)
+        continue
+      }
       const result = operator(target[1])
       if (result === undefined) continue
       matched = true
@@ -234,13 +248,17 @@ export class Transaction {
       const seen = this.matches.get(compiled.id)
       if (seen) seen.score += delta
       else {
-        this.matches.set(compiled.id, {
-          crsId: compiled.id,
-          variable: variable[0],
-          value: variable[1],
-          match: captures?.[0] ?? variable[1],
-          score: delta,
-        })
+        const { negated } = compiled.rule.operator
+        this.matches.set(
+          compiled.id,
+          new ScoredMatch(
+            compiled.id,
+            variable,
+            delta,
+            captures?.[0],
+            captures === undefined && !negated ? compiled.fixedOperator : undefined,
+          ),
+        )
       }
     }
   }
@@ -409,6 +427,33 @@ export class Transaction {
         return [['', this.collections.bodyProcessor ?? '']]
     }
     return this.collections.entries(name, this.phase)
+  }
+}
+
+/**
+ * A scoring rule's first match. What its operator matched is found again only when asked for (the
+ * trace, payload logging): a rule whose captures nobody reads only tested its values.
+ */
+class ScoredMatch implements CrsMatch {
+  readonly variable: string
+  readonly value: string
+
+  constructor(
+    readonly crsId: number,
+    [variable, value]: Entry,
+    public score: number,
+    private operatorMatch: string | undefined,
+    /** the operator to run again for it, when it only tested the value */
+    private readonly operator: Operator | undefined,
+  ) {
+    this.variable = variable
+    this.value = value
+  }
+
+  get match(): string {
+    if (this.operatorMatch === undefined && this.operator !== undefined)
+      this.operatorMatch = this.operator(this.value)?.[0]
+    return this.operatorMatch ?? this.value
   }
 }
 
