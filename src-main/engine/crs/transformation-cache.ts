@@ -28,8 +28,12 @@ export class TransformationCache {
       done--
     }
     if (done === fns.length) return out!
+    // The longer prefixes are not remembered for this value (the search above): each is computed.
     let current = done === 0 ? value : out!
-    for (let i = done; i < fns.length; i++) current = this.step(value, compiled, i, current)
+    for (let i = done; i < fns.length; i++) {
+      current = fns[i]!(current)
+      this.remember(slots[i]!, value, current)
+    }
     return current
   }
 
@@ -53,16 +57,20 @@ export class TransformationCache {
   /** The chain's step `i` applied to `current` (`value` after the steps before it), remembered. */
   private step(value: string, compiled: CompiledRule, i: number, current: string): string {
     const slot = compiled.prefixSlots[i]!
+    let next = this.byPrefix[slot]?.get(value)
+    if (next === undefined) {
+      next = compiled.transformations[i]!(current)
+      this.remember(slot, value, next)
+    }
+    return next
+  }
+
+  private remember(slot: number, value: string, transformed: string): void {
     let cache = this.byPrefix[slot]
     if (cache === undefined) {
       cache = new Map()
       this.byPrefix[slot] = cache
     }
-    let next = cache.get(value)
-    if (next === undefined) {
-      next = compiled.transformations[i]!(current)
-      cache.set(value, next)
-    }
-    return next
+    cache.set(value, transformed)
   }
 }
