@@ -37,7 +37,7 @@ export interface CompiledRule {
   transformedSlot: number
   /** whether a target reads what rules change (TX, MATCHED_VAR…), so cannot be shared */
   dynamicTargets: boolean
-  /** each target: the same target in another rule shares its values */
+  /** each target: the same target in another rule shares its values (-1: one rules change) */
   variableSlots: number[]
   /** a rule reading one TX variable (`TX:paranoia_level`): its key, lower-cased, and name */
   txKey: string | undefined
@@ -51,7 +51,7 @@ export interface CompiledRule {
 }
 
 /** Collections that rules change as they run: never shared between rules. */
-export const DYNAMIC = new Set([
+const DYNAMIC = new Set([
   'TX',
   'MATCHED_VAR',
   'MATCHED_VAR_NAME',
@@ -138,7 +138,9 @@ export function compileRule(
       `vt ${JSON.stringify(rule.variables)} ${rule.transformations.join(',')}`,
     ),
     dynamicTargets: rule.variables.some((v) => DYNAMIC.has(v.collection)),
-    variableSlots: rule.variables.map((v) => program.slot(`v1 ${JSON.stringify(v)}`)),
+    variableSlots: rule.variables.map((v) =>
+      DYNAMIC.has(v.collection) ? -1 : program.slot(`v1 ${JSON.stringify(v)}`),
+    ),
     ...singleTxVariable(rule.variables),
     gated: undefined,
     gateGroup: undefined,

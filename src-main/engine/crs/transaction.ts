@@ -2,13 +2,7 @@
 // order): its collections, TX, MATCHED_VAR, and what the scoring rules did, as ModSecurity 2.9.7
 // keeps them (apache2/re.c of https://github.com/owasp-modsecurity/ModSecurity/tree/v2/master).
 
-import {
-  DYNAMIC,
-  keySelector,
-  SCORE_VARIABLE,
-  type CompiledRule,
-  type Operator,
-} from './compiled-rule'
+import { keySelector, SCORE_VARIABLE, type CompiledRule, type Operator } from './compiled-rule'
 import type { GateIndex } from './literal-gate'
 import { templateOf } from './macros'
 import type { CrsSetvar, CrsVariable } from './program'
@@ -59,6 +53,8 @@ export class Transaction {
   private readonly collections: RequestCollections
   /** by gated rule: the indexes of the values its gate admits, this phase (literal-gate.ts) */
   private candidates: (number[] | undefined)[] = []
+  /** collections' entries by lower-cased key, by collection (withKey) */
+  private readonly keyIndexes = new Map<Entry[], Map<string, Entry[]>>()
   /** by gate group: whether its values were scanned this phase */
   private scannedGroups: Uint8Array
 
@@ -369,7 +365,7 @@ export class Transaction {
 
   /** One target's values; those of the request's own collections are shared between rules. */
   private variableValues(variable: CrsVariable, slot: number, compiled: CompiledRule): Entry[] {
-    if (DYNAMIC.has(variable.collection)) return this.collection(variable, compiled)
+    if (slot < 0) return this.collection(variable, compiled)
     let values = this.variableCache[slot]
     if (values === undefined) {
       values = this.collection(variable, compiled)
@@ -403,10 +399,28 @@ export class Transaction {
       const selects = keySelector(variable.keyPattern, compiled)
       selected = all.filter(([k]) => selects(k))
     } else {
-      const key = variable.key!.toLowerCase()
-      selected = all.filter(([k]) => k.toLowerCase() === key)
+      selected = this.withKey(all, variable.key!.toLowerCase())
     }
     return selected.map(([k, v]) => [name === 'XML' ? 'XML' : `${name}:${k}`, v])
+  }
+
+  /**
+   * The entries whose key is `lowerKey` without case, as ModSecurity selects `:name`; each
+   * collection is indexed by key once (many rules read one header or another).
+   */
+  private withKey(entries: Entry[], lowerKey: string): Entry[] {
+    let index = this.keyIndexes.get(entries)
+    if (index === undefined) {
+      index = new Map()
+      for (const entry of entries) {
+        const key = entry[0].toLowerCase()
+        const same = index.get(key)
+        if (same === undefined) index.set(key, [entry])
+        else same.push(entry)
+      }
+      this.keyIndexes.set(entries, index)
+    }
+    return index.get(lowerKey) ?? NO_TARGETS
   }
 
   /** A collection's keys and values ('' for a scalar); the request's own built on first use. */
