@@ -30,12 +30,8 @@ import type { RunAnswer } from '../replay/jobs'
 import { defaultThreads, ReplayPool, type PoolRun } from '../replay/pool'
 import { IDLE_MS, WarmPools, type WarmLease } from '../replay/warm-pools'
 import { runReplay, type ReplayEvaluator, type ReplayProgress as RunProgress } from '../replay/run'
-import {
-  rayIdOf,
-  type ReplayBatchOptions,
-  type ReplayItem,
-  type ReplayVerdict,
-} from '../replay/evaluation'
+import { rayIdOf, type ReplayVerdict } from '../replay/evaluation'
+import { answerOf, itemsOf, recordsOfBatch, type JudgedRequest } from '../replay/batch'
 import type { CredentialNamespace } from '../zones/credentials'
 import { imageOf } from '../zones/inspector'
 import type { Simulator, Variant } from '../zones/simulator'
@@ -96,7 +92,7 @@ const isSmall = (source: ReplaySource, options: ReplayRunOptions) =>
   source.totalBytes !== undefined &&
   source.totalBytes <= IN_PROCESS_BYTES
 
-/** The simulator's compiled zone as an evaluator; verdicts as the workers give them. */
+/** The simulator's compiled zone as an evaluator; batches read and answered as the workers do. */
 function inProcess(
   simulator: Simulator,
   zoneId: string,
@@ -105,14 +101,15 @@ function inProcess(
   return {
     size: 1,
     fields,
-    async evaluate(items, options) {
+    async evaluate(batch, options) {
+      const read = itemsOf(recordsOfBatch(batch, options))
       const simulations = await simulator.simulate(
         zoneId,
-        items.map((item) => item.request),
+        read.items.map((item) => item.request),
         { trace: options.trace, record: false, scope: true },
       )
-      return simulations.map((simulation, index) => {
-        const item = items[index]!
+      const verdicts = simulations.map((simulation, index): ReplayVerdict => {
+        const item = read.items[index]!
         return {
           line: item.line,
           ray_id: rayIdOf(item),
@@ -123,6 +120,7 @@ function inProcess(
           ...(options.trace ? { trace: simulation.trace } : {}),
         }
       })
+      return answerOf(read, verdicts, options)
     },
   }
 }
@@ -136,36 +134,40 @@ function recording(
   return {
     size: evaluator.size,
     fields: evaluator.fields,
-    async evaluate(items, options) {
-      const verdicts = await evaluator.evaluate(items, options)
+    async evaluate(batch, options) {
+      const answer = await evaluator.evaluate(batch, { ...options, requests: true })
       await simulator.record(
         zoneId,
-        items.map((item) => item.request),
-        verdicts,
+        answer.judged.map((judged) => judged.request!),
+        answer.judged,
         options.at,
       )
-      return verdicts
+      return answer
     },
   }
 }
 
-/** A verdict of the new product, with what each product did beside it. */
-type ComparedVerdict = ReplayVerdict & { sides: Pick<ComparedRequest, 'previous' | 'new'> }
+/** A request judged by the new product, with what each product did beside it. */
+type ComparedVerdict = JudgedRequest & { sides: Pick<ComparedRequest, 'previous' | 'new'> }
 
-/** Each batch to both pools; the answers paired. */
+/** Each batch to both pools; the answers paired (the lines asked for are the new product's). */
 function comparing(previous: ReplayEvaluator, next: ReplayEvaluator): ReplayEvaluator {
   return {
     size: Math.min(previous.size, next.size),
     fields: [...new Set([...previous.fields, ...next.fields])],
-    async evaluate(items: ReplayItem[], options: ReplayBatchOptions): Promise<ComparedVerdict[]> {
+    async evaluate(batch, options) {
+      const { lines: _lines, ...judgedOnly } = options
       const [before, after] = await Promise.all([
-        previous.evaluate(items, options),
-        next.evaluate(items, options),
+        previous.evaluate(batch, judgedOnly),
+        next.evaluate(batch, options),
       ])
-      return after.map((verdict, index) => ({
-        ...verdict,
-        sides: { previous: judged(before[index]!), new: judged(verdict) },
-      }))
+      return {
+        ...after,
+        judged: after.judged.map((verdict, index): ComparedVerdict => ({
+          ...verdict,
+          sides: { previous: judged(before.judged[index]!), new: judged(verdict) },
+        })),
+      }
     },
   }
 }
@@ -175,27 +177,37 @@ function comparingInProcess(simulator: Simulator, zoneId: string): ReplayEvaluat
   return {
     size: 1,
     fields: [],
-    async evaluate(items: ReplayItem[]): Promise<ComparedVerdict[]> {
+    async evaluate(batch, options) {
+      const read = itemsOf(recordsOfBatch(batch, options))
       const { results } = await simulator.compare(
         zoneId,
-        items.map((item) => item.request),
+        read.items.map((item) => item.request),
       )
-      return results.map((result, index) => {
-        const item = items[index]!
+      const verdicts = results.map((result, index): ReplayVerdict => {
+        const item = read.items[index]!
         return {
           line: item.line,
           ray_id: rayIdOf(item),
           outcome: result.new.outcome,
           action: result.new.action,
           events: [],
-          sides: { previous: result.previous, new: result.new },
         }
       })
+      const answer = answerOf(read, verdicts, options)
+      return {
+        ...answer,
+        judged: answer.judged.map((verdict, index): ComparedVerdict => ({
+          ...verdict,
+          sides: { previous: results[index]!.previous, new: results[index]!.new },
+        })),
+      }
     },
   }
 }
 
-const judged = (verdict: ReplayVerdict): ComparedRequest['previous'] => ({
+const judged = (
+  verdict: Pick<ReplayVerdict, 'outcome' | 'action' | 'events'>,
+): ComparedRequest['previous'] => ({
   outcome: verdict.outcome,
   action: verdict.action,
   rules: verdict.events.map((event) => event.rule_id),

@@ -14,6 +14,7 @@ import { compileZone, type CompiledZone, type CredentialLookup } from '../engine
 import { ManagedCatalog, readCatalogFiles } from '../zones/rulesets/catalog'
 import { LEAK_QUERY, lookupLeak } from '../zones/credentials'
 import { zoneConfigOf, type Gathered } from '../zones/simulator'
+import type { ReplayFormat } from './formats/types'
 
 /** What a worker is started with (sent once, as JSON-cloneable data). */
 export interface ReplayWorkerSetup {
@@ -50,6 +51,10 @@ export interface ReplayVerdict {
 }
 
 export interface ReplayBatchOptions {
+  /** the input's format, in which a batch's lines are read (batch.ts) */
+  format: ReplayFormat
+  /** the host of requests a log gives in origin form (combined logs carry none) */
+  host?: string
   trace: boolean
   /** the time of requests whose log gives none (ms since the epoch): one per run */
   at: number
@@ -58,6 +63,10 @@ export interface ReplayBatchOptions {
    * credentials are exposed
    */
   credentialsFile?: string
+  /** the answer carries the verdicts' NDJSON lines and the requests' JSON lines (run.ts writes them) */
+  lines?: { verdicts: boolean; requests: boolean }
+  /** each judged request carries its whole request (the event log's record reads it) */
+  requests?: boolean
 }
 
 /** The vendor's ray ids: 16 hex digits (docs/vendor-behaviour.md#logpush-http-requests-dataset). */
@@ -107,7 +116,7 @@ export function evaluateItems(
   zone: CompiledZone,
   items: readonly ReplayItem[],
   credentials: CredentialLookup,
-  options: ReplayBatchOptions,
+  options: Pick<ReplayBatchOptions, 'trace' | 'at'>,
 ): ReplayVerdict[] {
   return items.map((item) => {
     const ctx = requestContext({ ...item.request, timestamp: item.time ?? options.at })

@@ -1,17 +1,18 @@
 // Opening a replay's input: gzip is recognised by its magic bytes and inflated as it streams,
-// then the format is detected from the first line (or named), and the requests are read one at a
-// time. Memory is bounded by the longest line (or HAR entry), never by the input.
+// then the format is detected from the first line (or named), and the input is cut into batches
+// of lines (or HAR entries) that a worker reads (batch.ts). Memory is bounded by a batch of the
+// longest lines (or HAR entries), never by the input.
 
 import { createGunzip } from 'node:zlib'
 import { Readable } from 'node:stream'
 import { badRequest } from '@shared/api/errors'
 import { REPLAY_ERRORS } from '@shared/api/error-codes'
-import { linesOf, type Line } from './lines'
-import { combinedRequestOfLine, isCombinedLine } from './formats/combined'
-import { harRequests } from './formats/har'
-import { LOGPUSH_REQUEST_FIELDS, logpushRequestOfLine } from './formats/logpush'
-import { requestOfLine } from './formats/requests'
-import { REPLAY_FORMATS, type ReplayFormat, type ReplayRecord } from './formats/types'
+import type { ReplayBatch } from './batch'
+import { lineBatches } from './lines'
+import { isCombinedLine } from './formats/combined'
+import { harBatches } from './formats/har'
+import { LOGPUSH_REQUEST_FIELDS } from './formats/logpush'
+import { REPLAY_FORMATS, type ReplayFormat } from './formats/types'
 
 export interface ReplayInputOptions {
   /** the format, when not detected */
@@ -26,7 +27,10 @@ export interface ReplayInput {
   gzip: boolean
   /** the format was detected (not named) */
   detected: boolean
-  records: AsyncIterable<ReplayRecord>
+  /** the host of requests a log gives in origin form, as the options named it */
+  host?: string
+  /** the input in batches of `size` lines (HAR: entries), read in `format` where evaluated */
+  batches(size: number): AsyncIterable<ReplayBatch>
   /** bytes of input read so far (compressed bytes, for gzip) */
   bytesRead(): number
 }
@@ -125,31 +129,8 @@ export async function openReplayInput(
     format,
     gzip,
     detected: named === undefined,
-    records: recordsOf(format, chunks, options.host),
+    ...(options.host === undefined ? {} : { host: options.host }),
+    batches: (size) => (format === 'har' ? harBatches(chunks, size) : lineBatches(chunks, size)),
     bytesRead: () => bytes,
-  }
-}
-
-async function* fromLines(
-  chunks: AsyncIterable<Uint8Array>,
-  read: (line: Line) => ReplayRecord,
-): AsyncGenerator<ReplayRecord> {
-  for await (const line of linesOf(chunks)) if (line.text.trim() !== '') yield read(line)
-}
-
-function recordsOf(
-  format: ReplayFormat,
-  chunks: AsyncIterable<Uint8Array>,
-  host: string | undefined,
-): AsyncIterable<ReplayRecord> {
-  switch (format) {
-    case 'requests':
-      return fromLines(chunks, requestOfLine)
-    case 'logpush':
-      return fromLines(chunks, logpushRequestOfLine)
-    case 'combined':
-      return fromLines(chunks, (line) => combinedRequestOfLine(line, host))
-    case 'har':
-      return harRequests(chunks)
   }
 }

@@ -4,13 +4,14 @@
 //
 //   const pool = await ReplayPool.start({ configuration, resourcesDir, threads })
 //   const run = pool.withCredentials(credentialsFile)  // an evaluator for one run
-//   const verdicts = await run.evaluate(items, { trace: false, at })   // in the items' order
+//   const answer = await run.evaluate(batch, { format, trace: false, at })   // batch.ts
 //   await run.release()   // the workers close their connections to credentialsFile
 //   pool.fields      // the Rules fields the zone's rules read
 //   await pool.close()
 //
 // Batches go round the workers; each worker answers its messages in the order it got them, so a
 // caller awaiting them in the order it sent them reads verdicts in input order (run.ts does). A
+// worker's refusal of a batch (a line that is not a request) comes back as the same ApiError. A
 // pool outlives a run when the service keeps it warm (warm-pools.ts).
 //
 // Memory: a worker holding all three managed rulesets (CRS interpreted) is ~85 MB once compiled
@@ -23,9 +24,11 @@ import { existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
-import type { ReplayBatchOptions, ReplayItem, ReplayVerdict, ReplayWorkerSetup } from './evaluation'
+import { ApiError } from '@shared/api/errors'
+import type { ReplayBatch, ReplayBatchAnswer } from './batch'
+import type { ReplayBatchOptions, ReplayWorkerSetup } from './evaluation'
 import type { ReplayEvaluator } from './run'
-import type { ReplayWorkerMessage } from './worker'
+import type { ReplayWorkerMessage, WorkerError } from './worker'
 
 /** The worker's entry: the built app's `replay-worker.js`, or worker.ts run through tsx. */
 export interface ReplayWorkerEntry {
@@ -83,10 +86,22 @@ type WorkerAnswer =
   | { ready: string[] }
   | { failed: string }
   | { id: number; result: unknown }
-  | { id: number; error: string }
+  | { id: number; error: WorkerError }
 
 /** A worker's message without its id, which the pool gives. */
 type Unnumbered<M> = M extends { id: number } ? Omit<M, 'id'> : never
+
+/** A worker's error as it was thrown there: an ApiError keeps its status and code. */
+const errorOf = (error: WorkerError): Error =>
+  error.api === undefined
+    ? new Error(error.message)
+    : new ApiError(
+        error.api.status,
+        error.api.code,
+        error.message,
+        error.api.details,
+        error.api.alongside,
+      )
 
 class PoolWorker {
   readonly pending = new Map<number, Pending>()
@@ -100,7 +115,7 @@ class PoolWorker {
       if (!('id' in answer)) return
       const pending = this.pending.get(answer.id)
       this.pending.delete(answer.id)
-      if ('error' in answer) pending?.reject(new Error(answer.error))
+      if ('error' in answer) pending?.reject(errorOf(answer.error))
       else pending?.resolve(answer.result)
     })
     worker.on('error', (error) => this.fail(error))
@@ -195,9 +210,9 @@ export class ReplayPool {
     return !this.closed && this.workers.every((w) => !w.failed)
   }
 
-  /** The verdicts of `items`, in their order, from the next worker round the pool. */
-  evaluate(items: ReplayItem[], options: ReplayBatchOptions): Promise<ReplayVerdict[]> {
-    return this.send({ items, options }) as Promise<ReplayVerdict[]>
+  /** The answer to `batch` (its requests' verdicts in their order), from the next worker round the pool. */
+  evaluate(batch: ReplayBatch, options: ReplayBatchOptions): Promise<ReplayBatchAnswer> {
+    return this.send({ batch, options }) as Promise<ReplayBatchAnswer>
   }
 
   /**
@@ -209,9 +224,9 @@ export class ReplayPool {
     return {
       size: this.size,
       fields: this.fields,
-      evaluate: (items, options) =>
+      evaluate: (batch, options) =>
         this.evaluate(
-          items,
+          batch,
           credentialsFile === undefined ? options : { ...options, credentialsFile },
         ),
       release: async () => {

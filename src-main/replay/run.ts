@@ -1,6 +1,7 @@
-// Running a replay: records read from an opened input (input.ts) in batches, evaluated by the
-// pool's workers with a bounded window of batches out at once, added to the tally in input order,
-// each request's verdict written as one NDJSON line when asked, and progress reported as it goes.
+// Running a replay: an opened input (input.ts) cut into batches of lines, read and evaluated by the
+// pool's workers (batch.ts) with a bounded window of batches out at once, their answers added to
+// the tally in input order, each request's verdict written as one NDJSON line when asked (the
+// workers serialize the lines), and progress reported as it goes.
 //
 //   const input = await openReplayInput(chunks, { format, host })
 //   const pool = await ReplayPool.start({ configuration, resourcesDir, threads })
@@ -8,7 +9,7 @@
 //   const run = await runReplay({ input, evaluator: pool, tally, verdicts, signal, onProgress })
 //   // run: { requests, skipped, lacked_fields, cancelled }; tally.summary() is the summary
 //
-// Memory is bounded by the window (BATCH_SIZE requests per batch, WINDOW_PER_WORKER batches per
+// Memory is bounded by the window (BATCH_SIZE lines per batch, WINDOW_PER_WORKER batches per
 // worker), never by the input. An abort stops reading at once and drops the batches still out:
 // the tally holds what was added before it. The caller closes the pool.
 
@@ -16,20 +17,21 @@ import { once } from 'node:events'
 import type { Writable } from 'node:stream'
 import type { ReplayTally } from '@shared/replay/replay-tally'
 import { lackedFields } from './absent'
-import type { ReplayBatchOptions, ReplayItem, ReplayVerdict } from './evaluation'
+import type { ReplayBatch, ReplayBatchAnswer } from './batch'
+import type { ReplayBatchOptions } from './evaluation'
 import type { ReplayInput } from './input'
-import { isSkipped, type RequestPart } from './formats/types'
+import type { RequestPart } from './formats/types'
 
-/** Requests per batch: enough to make a message's cost small, few enough to stop in time. */
+/** Lines per batch: enough to make a message's cost small, few enough to stop in time. */
 export const BATCH_SIZE = 256
 /** Batches out per worker: one it runs and one waiting, so a worker never idles for the next. */
 export const WINDOW_PER_WORKER = 2
 
-/** What evaluates batches: the worker pool (pool.ts). */
+/** What reads and evaluates batches: the worker pool (pool.ts). */
 export interface ReplayEvaluator {
   readonly size: number
   readonly fields: readonly string[]
-  evaluate(items: ReplayItem[], options: ReplayBatchOptions): Promise<ReplayVerdict[]>
+  evaluate(batch: ReplayBatch, options: ReplayBatchOptions): Promise<ReplayBatchAnswer>
 }
 
 export interface ReplayProgress {
@@ -48,7 +50,7 @@ export interface ReplayProgress {
 }
 
 export interface ReplayRunOptions {
-  input: Pick<ReplayInput, 'records' | 'bytesRead'>
+  input: Pick<ReplayInput, 'format' | 'host' | 'batches' | 'bytesRead'>
   evaluator: ReplayEvaluator
   tally: ReplayTally
   /** receives one NDJSON verdict per request, in input order */
@@ -73,18 +75,6 @@ export interface ReplayRun {
   lacked_fields: string[]
   /** stopped by the signal before the input's end */
   cancelled: boolean
-}
-
-/** One verdict line of the NDJSON output. */
-export interface ReplayVerdictLine {
-  line: number
-  ray_id: string
-  method: string
-  url: string
-  outcome: ReplayVerdict['outcome']
-  action: string | null
-  rules: string[]
-  trace?: ReplayVerdict['trace']
 }
 
 const ABORTED = Symbol('aborted')
@@ -124,14 +114,19 @@ async function write(stream: Writable, text: string): Promise<void> {
 export async function runReplay(options: ReplayRunOptions): Promise<ReplayRun> {
   const { input, evaluator, tally, verdicts, requests: judged, signal } = options
   const batchOptions: ReplayBatchOptions = {
+    format: input.format,
+    ...(input.host === undefined ? {} : { host: input.host }),
     trace: options.trace === true,
     at: options.at ?? Date.now(),
+    ...(verdicts === undefined && judged === undefined
+      ? {}
+      : { lines: { verdicts: verdicts !== undefined, requests: judged !== undefined } }),
   }
   const window = evaluator.size * WINDOW_PER_WORKER
   const started = performance.now()
   const absent = new Set<RequestPart>()
-  const records = input.records[Symbol.asyncIterator]()
-  const out: { items: ReplayItem[]; verdicts: Promise<ReplayVerdict[]> }[] = []
+  const batches = input.batches(BATCH_SIZE)[Symbol.asyncIterator]()
+  const out: Promise<ReplayBatchAnswer>[] = []
   let requests = 0
   let skipped = 0
 
@@ -151,24 +146,18 @@ export async function runReplay(options: ReplayRunOptions): Promise<ReplayRun> {
     }
   }
 
-  /** Tallies the oldest batch out (and writes its verdicts); false when aborted first. */
+  /** Tallies the oldest batch out (and writes its lines); false when aborted first. */
   const settleOldest = async (): Promise<boolean> => {
-    const batch = out.shift()!
-    const answered = await unlessAborted(batch.verdicts, signal)
-    if (answered === ABORTED) return false
-    let text = ''
-    let judgedText = ''
-    answered.forEach((verdict, index) => {
-      const { request } = batch.items[index]!
-      tally.add(request, verdict)
-      requests++
-      if (verdicts !== undefined) text += `${JSON.stringify(verdictLine(request, verdict))}\n`
-      if (judged !== undefined) judgedText += `${JSON.stringify(request)}\n`
-    })
+    const answer = await unlessAborted(out.shift()!, signal)
+    if (answer === ABORTED) return false
+    for (const request of answer.judged) tally.add(request, request)
+    requests += answer.judged.length
+    skipped += answer.skipped
+    for (const part of answer.absent) absent.add(part)
     // A reader that stopped reading must not hold up an abort.
     const written = [
-      ...(verdicts === undefined ? [] : [write(verdicts, text)]),
-      ...(judged === undefined ? [] : [write(judged, judgedText)]),
+      ...(verdicts === undefined ? [] : [write(verdicts, answer.verdictLines ?? '')]),
+      ...(judged === undefined ? [] : [write(judged, answer.requestLines ?? '')]),
     ]
     if (written.length > 0 && (await unlessAborted(Promise.all(written), signal)) === ABORTED) {
       return false
@@ -177,65 +166,32 @@ export async function runReplay(options: ReplayRunOptions): Promise<ReplayRun> {
     return true
   }
 
-  const send = (items: ReplayItem[]) => {
-    const batch = { items, verdicts: evaluator.evaluate(items, batchOptions) }
-    // Settled in order by settleOldest; until then a rejection must not go unheard.
-    batch.verdicts.catch(() => undefined)
-    out.push(batch)
-  }
-
   let cancelled = false
   try {
-    let items: ReplayItem[] = []
     for (;;) {
-      const next = await unlessAborted(records.next(), signal)
+      const next = await unlessAborted(batches.next(), signal)
       if (next === ABORTED) {
         cancelled = true
         break
       }
       if (next.done === true) break
-      const record = next.value
-      if (isSkipped(record)) {
-        skipped++
-        continue
-      }
-      for (const part of record.absent) absent.add(part)
-      items.push({
-        line: record.line,
-        request: record.request,
-        ...(record.time === undefined ? {} : { time: record.time }),
-        ...(record.rayId === undefined ? {} : { rayId: record.rayId }),
-      })
-      if (items.length < BATCH_SIZE) continue
-      send(items)
-      items = []
+      const answer = evaluator.evaluate(next.value, batchOptions)
+      // Settled in order by settleOldest; until then a rejection must not go unheard.
+      answer.catch(() => undefined)
+      out.push(answer)
       if (out.length >= window && !(await settleOldest())) {
         cancelled = true
         break
       }
     }
-    if (!cancelled && items.length > 0) send(items)
     while (!cancelled && out.length > 0) if (!(await settleOldest())) cancelled = true
   } finally {
-    if (cancelled) void records.return?.()
+    if (cancelled) void batches.return?.()
   }
   return {
     requests,
     skipped,
     lacked_fields: lackedFields(absent, evaluator.fields),
     cancelled,
-  }
-}
-
-function verdictLine(request: ReplayItem['request'], verdict: ReplayVerdict): ReplayVerdictLine {
-  return {
-    line: verdict.line,
-    ray_id: verdict.ray_id,
-    method: request.method.toUpperCase(),
-    url: request.url,
-    outcome: verdict.outcome,
-    action: verdict.action,
-    rules: verdict.events.map((event) => event.rule_id),
-    ...(verdict.trace === undefined ? {} : { trace: verdict.trace }),
   }
 }

@@ -181,19 +181,30 @@ export function harRequestOf(text: string, index: number): ReplayRecord {
   }
 }
 
-/** The requests of a HAR document arriving in `chunks`. */
-export async function* harRequests(
+/**
+ * The entries of a HAR document arriving in `chunks`, as their JSON texts in batches of `size`
+ * (the first entry is 1): harRequestOf reads each where the batch is evaluated.
+ */
+export async function* harBatches(
   chunks: AsyncIterable<Uint8Array>,
-): AsyncGenerator<ReplayRecord> {
+  size: number,
+): AsyncGenerator<{ first: number; entries: string[] }> {
   const decoder = new StringDecoder('utf8')
   const scanner = new HarScanner()
-  let index = 0
-  for await (const chunk of chunks) {
-    for (const text of scanner.feed(decoder.write(chunk))) {
-      yield harRequestOf(text, index++)
+  let entries: string[] = []
+  let first = 1
+  const full = function* (done: string[], last: boolean) {
+    for (const text of done) {
+      entries.push(text)
+      if (entries.length < size) continue
+      yield { first, entries }
+      first += entries.length
+      entries = []
     }
+    if (last && entries.length > 0) yield { first, entries }
   }
-  for (const text of scanner.feed(decoder.end())) yield harRequestOf(text, index++)
+  for await (const chunk of chunks) yield* full(scanner.feed(decoder.write(chunk)), false)
+  yield* full(scanner.feed(decoder.end()), true)
   if (!scanner.sawEntries) {
     throw badRequest(API_ERRORS.invalidRequest, 'The HAR document has no log.entries')
   }

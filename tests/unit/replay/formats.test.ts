@@ -11,10 +11,12 @@ import { requestContext } from '@shared/expression'
 import { compileZone } from '../../../src-main/engine'
 import { readCatalogFiles, ManagedCatalog } from '../../../src-main/zones/rulesets/catalog'
 import { lackedFields } from '../../../src-main/replay/absent'
+import { recordsOfBatch } from '../../../src-main/replay/batch'
 import { evaluateItems } from '../../../src-main/replay/evaluation'
 import { HarScanner } from '../../../src-main/replay/formats/har'
 import { isSkipped, type ReplayRecord } from '../../../src-main/replay/formats/types'
 import { detectFormat, openReplayInput } from '../../../src-main/replay/input'
+import { lineBatches } from '../../../src-main/replay/lines'
 import { entrypoint, GENERAL } from '../../../scripts/detection-rates'
 
 const ROOT = resolve(__dirname, '../../..')
@@ -31,7 +33,9 @@ async function read(
 ) {
   const input = await openReplayInput(chunksOf(bytes, size), options)
   const records: ReplayRecord[] = []
-  for await (const record of input.records) records.push(record)
+  for await (const batch of input.batches(3)) {
+    records.push(...recordsOfBatch(batch, { format: input.format, host: options.host }))
+  }
   return { input, records }
 }
 
@@ -178,6 +182,30 @@ describe('replay input formats', () => {
       code: 1001,
       message: expect.stringContaining('Line 2'),
     })
+  })
+
+  it('numbers lines across batches and chunks, blank and CRLF ones included', async () => {
+    const line = (n: number) => `{"method":"GET","url":"https://a.example/${n}"}`
+    const text = `${line(1)}\r\n\n${line(3)}\n  \n${line(5)}\r\n${line(6)}`
+    for (const size of [1, 5, 64]) {
+      const { records } = await read(Buffer.from(text), {}, size)
+      expect(records.map((r) => (isSkipped(r) ? -1 : r.line))).toEqual([1, 3, 5, 6])
+      expect(records.map((r) => (isSkipped(r) ? '' : r.request.url))).toEqual(
+        [1, 3, 5, 6].map((n) => `https://a.example/${n}`),
+      )
+    }
+  })
+
+  it('refuses a line longer than the limit, naming it', async () => {
+    const text = Buffer.from(`short\n${'x'.repeat(40)}\nshort\n`)
+    for (const size of [3, 64]) {
+      const batches = lineBatches(chunksOf(text, size), 2, 32)
+      await expect(
+        (async () => {
+          for await (const _ of batches);
+        })(),
+      ).rejects.toMatchObject({ code: 10522, message: expect.stringContaining('Line 2') })
+    }
   })
 
   it('says which fields a rule read that the log lacked', async () => {

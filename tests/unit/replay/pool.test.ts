@@ -42,10 +42,10 @@ it('stops a worker past its heap limit, failing its batch and leaving the pool u
   const before = memory('VmRSS')
   try {
     await expect(
-      pool.evaluate([{ line: 1, request: { method: 'GET', url: 'https://a.example/' } }], {
-        trace: false,
-        at: 0,
-      }),
+      pool.evaluate(
+        { first: 1, bytes: Buffer.from('{"method":"GET","url":"https://a.example/"}') },
+        { format: 'requests', trace: false, at: 0 },
+      ),
     ).rejects.toThrow(/memory/i)
     expect(pool.usable).toBe(false)
     // The worker's heap stopped near its limit, not at the process's own (gigabytes).

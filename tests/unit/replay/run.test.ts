@@ -6,6 +6,8 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { PassThrough, Writable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
+import { ApiError } from '@shared/api/errors'
+import { API_ERRORS } from '@shared/api/error-codes'
 import { requestContext } from '@shared/expression'
 import { ReplayTally } from '@shared/replay/replay-tally'
 import { compileZone } from '../../../src-main/engine'
@@ -127,6 +129,26 @@ describe('runReplay on the worker pool', () => {
         expect.arrayContaining(['http.cookie', 'http.request.body.raw', 'http.request.headers']),
       )
       expect(run.lacked_fields).not.toContain('http.request.uri.path')
+    } finally {
+      await pool.close()
+    }
+  }, 60_000)
+
+  it('refuses a line that is not a request as the API would, naming the line, from a worker', async () => {
+    const pool = await ReplayPool.start({ configuration, resourcesDir: RESOURCES, threads: 2 })
+    try {
+      const bad = Buffer.from(`${lines.slice(0, 600).join('\n')}\n{"method":\n`)
+      const refused = runReplay({
+        input: await openReplayInput(chunksOf(bad)),
+        evaluator: pool,
+        tally: new ReplayTally(),
+      })
+      await expect(refused).rejects.toBeInstanceOf(ApiError)
+      await expect(refused).rejects.toMatchObject({
+        status: 400,
+        code: API_ERRORS.malformedBody,
+        message: expect.stringContaining('Line 601 is not JSON'),
+      })
     } finally {
       await pool.close()
     }

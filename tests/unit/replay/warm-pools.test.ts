@@ -40,13 +40,13 @@ function warmPools(options: { maxWorkers: number; idleMs: number }) {
 const outcomeOf = async (pool: ReplayPool, path: string) =>
   (
     await pool.evaluate(
-      [{ line: 1, request: { method: 'GET', url: `https://a.example${path}` } }],
       {
-        trace: false,
-        at: 0,
+        first: 1,
+        bytes: Buffer.from(JSON.stringify({ method: 'GET', url: `https://a.example${path}` })),
       },
+      { format: 'requests', trace: false, at: 0 },
     )
-  )[0]!.outcome
+  ).judged[0]!.outcome
 
 async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10))
