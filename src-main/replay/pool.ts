@@ -15,9 +15,9 @@
 // pool outlives a run when the service keeps it warm (warm-pools.ts).
 //
 // Memory: a worker holding all three managed rulesets (CRS interpreted) is ~85 MB once compiled
-// and ~110 MB once its caches have warmed, so the default thread count is capped by the memory
-// free as well as by the cores, and each worker's heap is limited (WORKER_HEAP_LIMIT_MB): a run
-// that outgrows it fails alone instead of taking the machine's memory.
+// and ~110 MB once its caches have warmed, so the default thread count is capped by the service's
+// memory bound and the memory free as well as by the cores, and each worker's heap is limited
+// (WORKER_HEAP_LIMIT_MB): a run that outgrows it fails alone instead of taking the machine's.
 
 import { availableParallelism, freemem } from 'node:os'
 import { existsSync } from 'node:fs'
@@ -36,7 +36,7 @@ export interface ReplayWorkerEntry {
 }
 
 export interface ReplayPoolOptions extends ReplayWorkerSetup {
-  /** how many workers (default: one per core less one, at least one) */
+  /** how many workers (default: defaultThreads()) */
   threads?: number
   /** where the worker's code is (default: found beside this module, built or not) */
   worker?: ReplayWorkerEntry
@@ -49,15 +49,35 @@ export const WORKER_HEAP_LIMIT_MB = 256
 /** The share of the machine's free memory a replay's workers take by default. */
 const MEMORY_SHARE = 0.5
 
+/** The service's peak resident memory, its replay's workers included (issue 20's bound). */
+export const SERVICE_MEMORY_LIMIT_MB = 400
 /**
- * One worker per core less one, which the service keeps for the API and the UI, and no more than
- * half the free memory holds at WORKER_MEMORY_MB each; at least one.
+ * The service's own memory at a replay's peak, beside its workers: its peak was 280 MB with one
+ * worker holding all three managed rulesets, 391 MB with two and 503 MB with three
+ * (tests/api/replay-memory.test.ts's child on 40 MB of requests), ~111 MB a worker, so ~170 MB.
  */
-export const defaultThreads = (freeBytes = freemem()): number =>
+export const SERVICE_MEMORY_MB = 170
+/**
+ * The workers the bound holds beside the service at WORKER_MEMORY_MB each (at least one): one. Two
+ * measured 391 MB, too near the bound for a longer input, and more cores do not raise it.
+ */
+export const WORKERS_UNDER_LIMIT = Math.max(
+  1,
+  Math.floor((SERVICE_MEMORY_LIMIT_MB - SERVICE_MEMORY_MB) / WORKER_MEMORY_MB),
+)
+
+/**
+ * One worker per core less one, which the service keeps for the API and the UI, but no more than
+ * the service's memory bound holds (WORKERS_UNDER_LIMIT) nor half the free memory at
+ * WORKER_MEMORY_MB each; at least one. A run that wants more threads asks for them (the API's
+ * `threads`, the command's `--threads`), paying ~110 MB a worker beyond the bound.
+ */
+export const defaultThreads = (freeBytes = freemem(), cores = availableParallelism()): number =>
   Math.max(
     1,
     Math.min(
-      availableParallelism() - 1,
+      cores - 1,
+      WORKERS_UNDER_LIMIT,
       Math.floor((freeBytes * MEMORY_SHARE) / (WORKER_MEMORY_MB * 1024 * 1024)),
     ),
   )

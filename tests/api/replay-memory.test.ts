@@ -3,8 +3,8 @@
 // gzip, uploaded as a stream to the service running in a child process (bundled as the app ships,
 // its replay worker beside it), through a zone deploying all three managed rulesets (the OWASP
 // one run by the CRS interpreter: the costliest zone a worker holds). The child's peak resident
-// memory (VmHWM) stays under 400 MB with its default threads (by cores and free memory,
-// replay/pool.ts), the gzip's run on the workers the first left warm, and while the replay runs
+// memory (VmHWM) stays under 400 MB with its default threads (by cores, the 400 MB bound and the
+// free memory, replay/pool.ts), the gzip's run on the workers the first left warm, and while the replay runs
 // `GET /client/v4/zones`, asked every 50 ms, answers with p99 under 100 ms (issue 20's bounds).
 
 import {

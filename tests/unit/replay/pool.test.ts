@@ -1,15 +1,18 @@
 // What bounds a replay pool's memory (src-main/replay/pool.ts): the default thread count is one
-// per core less one, capped by the free memory at WORKER_MEMORY_MB a worker, and a worker whose
-// heap outgrows WORKER_HEAP_LIMIT_MB stops alone, failing its batch, not the process.
+// per core less one, capped by the workers the service's 400 MB bound holds and by the free
+// memory at WORKER_MEMORY_MB a worker, and a worker whose heap outgrows WORKER_HEAP_LIMIT_MB stops
+// alone, failing its batch, not the process.
 import { readFileSync } from 'node:fs'
-import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
 import { expect, it } from 'vitest'
 import {
   defaultThreads,
   ReplayPool,
+  SERVICE_MEMORY_LIMIT_MB,
+  SERVICE_MEMORY_MB,
   WORKER_HEAP_LIMIT_MB,
   WORKER_MEMORY_MB,
+  WORKERS_UNDER_LIMIT,
 } from '../../../src-main/replay/pool'
 
 const MB = 1024 * 1024
@@ -19,12 +22,16 @@ const memory = (field: 'VmRSS' | 'VmHWM') =>
   Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync('/proc/self/status', 'utf8'))![1]) *
   1024
 
-it('defaults to one thread per core less one, as many as half the free memory holds', () => {
-  const cores = availableParallelism()
-  expect(defaultThreads(1024 * 1024 * MB)).toBe(Math.max(1, cores - 1))
-  expect(defaultThreads(2 * WORKER_MEMORY_MB * MB)).toBe(1)
-  expect(defaultThreads(0)).toBe(1)
-  if (cores >= 4) expect(defaultThreads(4 * WORKER_MEMORY_MB * MB)).toBe(2)
+it('defaults to one thread per core less one, as many as the service’s bound and half the free memory hold', () => {
+  const plenty = 1024 * 1024 * MB
+  expect(SERVICE_MEMORY_MB + WORKERS_UNDER_LIMIT * WORKER_MEMORY_MB).toBeLessThanOrEqual(
+    SERVICE_MEMORY_LIMIT_MB,
+  )
+  expect(defaultThreads(plenty, 64)).toBe(WORKERS_UNDER_LIMIT)
+  expect(defaultThreads(plenty, 2)).toBe(1)
+  expect(defaultThreads(plenty, 1)).toBe(1)
+  expect(defaultThreads(2 * WORKER_MEMORY_MB * MB, 64)).toBe(1)
+  expect(defaultThreads(0, 64)).toBe(1)
 })
 
 it('stops a worker past its heap limit, failing its batch and leaving the pool unusable', async () => {
