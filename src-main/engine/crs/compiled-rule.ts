@@ -14,7 +14,7 @@ export interface CompiledRule {
   /** the starter's id (for %{rule.id} in the chain too) */
   id: number | undefined
   transformations: readonly Transformation[]
-  /** each prefix of the transformation chain: its slot in the transformation cache */
+  /** each prefix of the transformation chain: its number in the transformation cache */
   prefixSlots: number[]
   operator: (parameter: string) => Operator
   /** the operator when its parameter has no macros, compiled once */
@@ -73,8 +73,10 @@ export const SCORE_VARIABLE = /^(?:inbound_)?anomaly_score_pl([1-4])$/
 export interface RuleSlots {
   data: Readonly<Record<string, readonly string[]>>
   capturesRead: ReadonlySet<CrsRule>
-  /** the request's cache slot for a key (a target list, a target, a transformation chain) */
+  /** the request's cache slot for a key (a target list, a target, both with transformations) */
   slot: (key: string) => number
+  /** the transformation cache's number for a chain's prefix (`urldecodeuni,lowercase`) */
+  prefix: (transformations: string) => number
 }
 
 export function compileRule(
@@ -124,7 +126,7 @@ export function compileRule(
     id,
     transformations,
     prefixSlots: rule.transformations.map((_, i) =>
-      program.slot(`t ${rule.transformations.slice(0, i + 1).join(',')}`),
+      program.prefix(rule.transformations.slice(0, i + 1).join(',')),
     ),
     operator,
     fixedOperator,

@@ -37,6 +37,8 @@ export class CrsProgramRunner {
    * transformation chain, or both, numbered here as the rules are compiled.
    */
   private readonly slots = new Map<string, number>()
+  /** the transformation chains' prefixes, numbered (transformation-cache.ts) */
+  private readonly prefixes = new Map<string, number>()
   /** the plain @rx rules with a gate, by group (literal-gate.ts) */
   private readonly gates = new GateIndex()
   /** the cache slots of values that come from the body: phase 2 computes them again */
@@ -73,12 +75,7 @@ export class CrsProgramRunner {
   }
 
   private slot(key: string): number {
-    let slot = this.slots.get(key)
-    if (slot === undefined) {
-      slot = this.slots.size
-      this.slots.set(key, slot)
-    }
-    return slot
+    return numberOf(this.slots, key)
   }
 
   private compilePhase(phase: number): PhaseItems {
@@ -93,6 +90,7 @@ export class CrsProgramRunner {
         data: this.bundle.data,
         capturesRead: this.capturesRead,
         slot: (key) => this.slot(key),
+        prefix: (transformations) => numberOf(this.prefixes, transformations),
       })
       if (item.skipAfter !== undefined) compiled.skipTo = markers.get(item.skipAfter)
       for (let link: CompiledRule | undefined = compiled; link; link = link.chain) {
@@ -138,7 +136,7 @@ export class CrsProgramRunner {
     const run = new Transaction(
       NO_REQUEST,
       { tx, matchedVar: undefined },
-      this.slots.size,
+      { slots: this.slots.size, prefixes: this.prefixes.size },
       this.gates,
       this.phaseChange,
     )
@@ -152,7 +150,13 @@ export class CrsProgramRunner {
 
   run(request: CrsRequest, options: CrsRunOptions): CrsResult {
     const plan = this.planFor(options)
-    const tx = new Transaction(request, plan.start, this.slots.size, this.gates, this.phaseChange)
+    const tx = new Transaction(
+      request,
+      plan.start,
+      { slots: this.slots.size, prefixes: this.prefixes.size },
+      this.gates,
+      this.phaseChange,
+    )
     for (let p = 0; p < plan.phases.length && !tx.stopped; p++) {
       const { rules, skipTo, before } = plan.phases[p]!
       tx.enterPhase(p + 1)
@@ -170,6 +174,16 @@ export class CrsProgramRunner {
     }
     return { matches: tx.matches, anomalyScore: Number(tx.tx.get('anomaly_score') ?? 0) || 0 }
   }
+}
+
+/** The number of a key among those numbered so far, a new one for a new key. */
+function numberOf(numbers: Map<string, number>, key: string): number {
+  let number = numbers.get(key)
+  if (number === undefined) {
+    number = numbers.size
+    numbers.set(key, number)
+  }
+  return number
 }
 
 /** What a rule folded ahead of requests sees of the request: nothing (it reads only TX). */

@@ -64,7 +64,8 @@ export class Transaction {
   constructor(
     request: CrsRequest,
     start: TxStart,
-    private readonly slots: number,
+    /** how many cache slots and transformation prefixes the program has (interpreter.ts) */
+    { slots, prefixes }: { slots: number; prefixes: number },
     private readonly gates: GateIndex,
     private readonly phaseChange: PhaseChange,
   ) {
@@ -72,7 +73,7 @@ export class Transaction {
     this.transformedTargets = new Array<undefined>(slots)
     this.expandedTargets = new Array<undefined>(slots)
     this.variableCache = new Array<undefined>(slots)
-    this.transformations = new TransformationCache(slots)
+    this.transformations = new TransformationCache(prefixes)
     this.tx = new Map(start.tx)
     this.matchedVar = start.matchedVar
     this.collections = new RequestCollections(request)
