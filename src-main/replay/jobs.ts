@@ -147,6 +147,11 @@ export class ReplayJobs {
     })
   }
 
+  /** A new file's path in the jobs' folder, for an upload spooled there (removed with the folder). */
+  uploadFile(): string {
+    return join(this.dir, `${randomBytes(16).toString('hex')}.upload`)
+  }
+
   /** The zone's jobs of `kind`, newest first. */
   list(zoneId: string, kind: ReplayJobKind): ReplayJob[] {
     return [...this.jobs.values()]

@@ -170,6 +170,45 @@ describe('replay jobs', () => {
     expect((await running.call(`${url}/verdicts`)).status).toBe(404)
   })
 
+  it('completes an upload sent by a Node fetch, answering once its body is in, streamed or not', async () => {
+    const zone = await zoneExecuting(running, [GENERAL])
+    // More than the connection's buffers hold: the client is still sending when the job opens.
+    const count = 150_000
+    const bytes = new TextEncoder().encode(traffic(count))
+    const bodies: Record<string, () => BodyInit> = {
+      buffer: () => bytes,
+      stream: () => {
+        let at = 0
+        return new ReadableStream<Uint8Array>({
+          pull(stream) {
+            if (at >= bytes.length) stream.close()
+            else stream.enqueue(bytes.subarray(at, (at += 1 << 16)))
+          },
+        })
+      },
+    }
+    for (const [kind, body] of Object.entries(bodies)) {
+      const started = await fetch(`${workbench(zone, 'replays')}?threads=1`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${CREDENTIALS.apiToken}`,
+          'content-type': 'application/x-ndjson',
+        },
+        body: body(),
+        duplex: 'half',
+      } as RequestInit)
+      expect(started.status, kind).toBe(202)
+      const { result } = await started.json()
+      const { job } = await finished(workbench(zone, `replays/${result.id}`))
+      expect(job.state, kind).toBe('done')
+      expect(job.summary).toMatchObject({ requests: count, bytes: bytes.length })
+    }
+    // the spooled uploads are removed with their runs
+    expect(
+      readdirSync(join(running.dataDir, 'replays')).filter((f) => f.endsWith('.upload')),
+    ).toEqual([])
+  }, 120_000)
+
   it('stops the run of an upload whose client disconnects', async () => {
     const zone = await zoneExecuting(running, [GENERAL])
     const copies = join(running.dataDir, 'replays', 'credentials')

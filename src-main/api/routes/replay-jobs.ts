@@ -42,6 +42,8 @@ import {
   declaredLength,
   discardRest,
   replayBody,
+  spooled,
+  type SpooledBody,
 } from '../replay-body'
 
 const JobParams = Type.Object({ zone_id: Type.String(), job: Type.String({ maxLength: 64 }) })
@@ -61,13 +63,15 @@ const FAMILIES: { path: string; kind: ReplayJobKind }[] = [
   { path: 'waf_migration/compares', kind: 'compare' },
 ]
 
-/** What a job reads: the file a JSON body names, or the upload itself. */
+/** What a job reads: the file a JSON body names, or the upload itself, spooled. */
 interface JobInput {
   source: ReplaySource
   /** the file, or "upload" */
   name: string
   format?: string
   host?: string
+  /** an upload's spool (replay-body.ts: the job is answered once all of it is there) */
+  spool?: SpooledBody
 }
 
 /** The JSON body naming a file, when it is one (it is read whole: at most FILE_BODY_LIMIT). */
@@ -119,7 +123,7 @@ function readableFile(path: string): number {
   return size
 }
 
-async function jobInput(request: FastifyRequest): Promise<JobInput> {
+async function jobInput(request: FastifyRequest, spoolFile: string): Promise<JobInput> {
   const { file, read } = await namedFile(request)
   if (file !== undefined) {
     const totalBytes = readableFile(file.file)
@@ -131,16 +135,18 @@ async function jobInput(request: FastifyRequest): Promise<JobInput> {
     }
   }
   const totalBytes = read.length > 0 ? Buffer.concat(read).byteLength : declaredLength(request)
+  const spool = spooled(
+    (async function* () {
+      yield* read
+      // what was not read above: a JSON string's text, as the bridge sends a longer one
+      yield* replayBody(request)
+    })(),
+    spoolFile,
+  )
   return {
-    source: {
-      chunks: (async function* () {
-        yield* read
-        // what was not read above: a JSON string's text, as the bridge sends a longer one
-        yield* replayBody(request)
-      })(),
-      ...(totalBytes === undefined ? {} : { totalBytes }),
-    },
+    source: { chunks: spool.chunks, ...(totalBytes === undefined ? {} : { totalBytes }) },
     name: 'upload',
+    spool,
   }
 }
 
@@ -213,7 +219,7 @@ export const replayJobRoutes: FastifyPluginAsyncTypebox<{
         async (request, reply) => {
           const zoneId = request.params.zone_id
           await zones.get(zoneId)
-          const input = await jobInput(request)
+          const input = await jobInput(request, jobs.uploadFile())
           const options = {
             ...replayInputOptions(request.query),
             ...(input.format === undefined ? {} : { format: input.format }),
@@ -223,8 +229,12 @@ export const replayJobRoutes: FastifyPluginAsyncTypebox<{
             (kind === 'replay'
               ? replays.replay(zoneId, input.source, options, work)
               : replays.compare(zoneId, input.source, { ...options, results: false }, work)
-            ).finally(() => discardRest(request)),
+            ).finally(() => {
+              discardRest(request)
+              input.spool?.remove()
+            }),
           )
+          await input.spool?.received
           return reply.code(202).send(ok(job))
         },
       )
