@@ -23,6 +23,7 @@ import { readsBody } from './request-collections'
 import type { CrsResult, CrsRunOptions } from './run-result'
 import { planRun, type FoldedRun, type PhaseItems, type RunPlan } from './run-plan'
 import { Transaction, type PhaseChange, type TxWrite } from './transaction'
+import { TxReads } from './tx-reads'
 
 export type { CrsMatch, CrsResult, CrsRunOptions } from './run-result'
 
@@ -46,6 +47,8 @@ export class CrsProgramRunner {
   private readonly phaseChange: PhaseChange
   /** the links whose TX:0-9 some rule reads: the others only test their values */
   private readonly capturesRead: ReadonlySet<CrsRule>
+  /** what the program reads of TX (tx-reads.ts) */
+  private readonly txReads: TxReads
   /** by disabled set (the engine's plan.ts hands each request the same one), then by level */
   private readonly plansBySet = new WeakMap<ReadonlySet<number>, Map<number, RunPlan>>()
   /** by level and sorted disabled ids, for sets made per request */
@@ -57,6 +60,7 @@ export class CrsProgramRunner {
     private readonly fold = true,
   ) {
     this.capturesRead = capturesRead(bundle.program.items)
+    this.txReads = new TxReads(bundle.program.items)
     this.phases = [1, 2].map((phase) => this.compilePhase(phase))
     this.gates.seal()
     this.phaseChange = { slots: [...this.bodySlots], gateGroups: this.gates.bodyGroups }
@@ -118,6 +122,7 @@ export class CrsProgramRunner {
         paranoiaLevel,
         disabled,
         fold: this.fold,
+        unobserved: (rule) => this.txReads.unobserved(rule, this.capturesRead),
         runAhead: (compiled, tx, links) => this.runAhead(compiled, tx, links),
       })
       if (this.plans.size >= PLAN_LIMIT) this.plans.delete(this.plans.keys().next().value!)

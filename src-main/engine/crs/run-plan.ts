@@ -6,6 +6,7 @@
 // once, and leaves only its TX writes behind, replayed in place (constant folding over TX,
 // https://en.wikipedia.org/wiki/Constant_folding); its skipAfter jumps here too, so the rules it
 // passes over are never walked. Writes before the first rule that stays become the starting TX.
+// A rule nothing can observe (tx-reads.ts) is left out too.
 
 import { SCORE_VARIABLE, type CompiledRule } from './compiled-rule'
 import { templateOf } from './macros'
@@ -40,8 +41,13 @@ export interface PlanInputs {
   phases: readonly PhaseItems[]
   paranoiaLevel: number
   disabled: ReadonlySet<number>
-  /** whether to fold (false: every enabled rule runs per request, as a reference for tests) */
+  /**
+   * whether to fold, and leave out unobserved rules (false: every enabled rule runs per request,
+   * as a reference for tests)
+   */
   fold: boolean
+  /** whether nothing a rule can do is observed (tx-reads.ts): it is left out */
+  unobserved(rule: CrsRule): boolean
   /**
    * runs the first `links` links of a rule's chain on a TX holding `tx`, and nothing else (no
    * request); undefined when they all matched, so the links after them decide
@@ -116,6 +122,7 @@ function planPhase(
       if (run.matched && compiled.skipTo !== undefined) i = compiled.skipTo - 1
       continue
     }
+    if (inputs.fold && inputs.unobserved(compiled.rule)) continue
     before[rules.length] = pending
     pending = undefined
     rules.push(compiled)
