@@ -106,8 +106,11 @@ export interface SpooledBody {
   chunks: AsyncIterable<Uint8Array>
   /** resolves with the body's size once all of it is in the file; rejects as the body fails */
   received: Promise<number>
-  /** removes the file (a reader or writer still at it keeps its open file until done) */
-  remove(): void
+  /**
+   * Stops spooling (the run ended before the body did: cancelled, or refused): the rest of the
+   * body is discarded as it comes (bodyChunks), `received` resolves, and the file is removed.
+   */
+  stop(): void
 }
 
 /** How much of the spool a read takes at most. */
@@ -128,11 +131,13 @@ export function spooled(body: AsyncIterable<Uint8Array>, file: string): SpooledB
   /** bytes in the file so far */
   let size = 0
   let ended = false
+  let stopped = false
   let failure: Error | undefined
   const received = (async () => {
     const out = createWriteStream(file, { flags: 'a' })
     try {
       for await (const chunk of body) {
+        if (stopped) break
         const flushed = new Promise<void>((resolve, reject) =>
           out.write(chunk, (error) => (error ? reject(error) : resolve())),
         )
@@ -180,5 +185,12 @@ export function spooled(body: AsyncIterable<Uint8Array>, file: string): SpooledB
       await handle.close()
     }
   }
-  return { chunks: chunks(), received, remove: () => rmSync(file, { force: true }) }
+  return {
+    chunks: chunks(),
+    received,
+    stop: () => {
+      stopped = true
+      rmSync(file, { force: true })
+    },
+  }
 }

@@ -209,6 +209,50 @@ describe('replay jobs', () => {
     ).toEqual([])
   }, 120_000)
 
+  it('stops taking the upload of a job cancelled while it is sent, and answers it', async () => {
+    const zone = await zoneExecuting(running, [GENERAL])
+    const block = new TextEncoder().encode(traffic(2000))
+    let sent = 0
+    // An upload that never ends on its own: only the cancel ends it.
+    const body = new ReadableStream<Uint8Array>({
+      async pull(stream) {
+        stream.enqueue(block)
+        sent++
+        await new Promise((resolve) => setTimeout(resolve, 5))
+      },
+    })
+    const answer = fetch(`${workbench(zone, 'replays')}?threads=1`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${CREDENTIALS.apiToken}`,
+        'content-type': 'application/x-ndjson',
+      },
+      body,
+      duplex: 'half',
+    } as RequestInit).then(
+      async (response) => (await response.json()).result,
+      () => undefined,
+    )
+    let job: any
+    while (job?.progress.done === undefined || job.progress.done === 0) {
+      job = (await running.call(workbench(zone, 'replays'))).body.result[0]
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    const cancelled = await running.call(workbench(zone, `replays/${job.id}`), { method: 'DELETE' })
+    expect(cancelled.body.result.state).toBe('cancelled')
+    // answered with the job as it opened, or its connection ended: either way, no longer sending
+    const answered = await answer
+    if (answered !== undefined) expect(answered.id).toBe(job.id)
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 200))
+    await pause()
+    const stoppedAt = sent
+    await pause()
+    expect(sent).toBe(stoppedAt)
+    expect(
+      readdirSync(join(running.dataDir, 'replays')).filter((f) => f.endsWith('.upload')),
+    ).toEqual([])
+  }, 60_000)
+
   it('stops the run of an upload whose client disconnects', async () => {
     const zone = await zoneExecuting(running, [GENERAL])
     const copies = join(running.dataDir, 'replays', 'credentials')

@@ -40,7 +40,6 @@ import {
   acceptReplayStreams,
   bodyChunks,
   declaredLength,
-  discardRest,
   replayBody,
   spooled,
   type SpooledBody,
@@ -229,10 +228,9 @@ export const replayJobRoutes: FastifyPluginAsyncTypebox<{
             (kind === 'replay'
               ? replays.replay(zoneId, input.source, options, work)
               : replays.compare(zoneId, input.source, { ...options, results: false }, work)
-            ).finally(() => {
-              discardRest(request)
-              input.spool?.remove()
-            }),
+            )
+              // The spool, not the run, takes what is left of the body (replay-body.ts).
+              .finally(() => input.spool?.stop()),
           )
           await input.spool?.received
           return reply.code(202).send(ok(job))
