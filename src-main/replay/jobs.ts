@@ -72,7 +72,9 @@ export class ReplayJobs {
     private readonly clock: Clock,
   ) {
     rmSync(dir, { recursive: true, force: true })
-    mkdirSync(dir, { recursive: true })
+    // The folder's files hold the requests replayed, cookies and credentials included (the
+    // uploads spooled, the requests judged): only the user who runs the service may read them.
+    mkdirSync(dir, { recursive: true, mode: 0o700 })
   }
 
   /**

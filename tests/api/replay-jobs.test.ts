@@ -4,7 +4,7 @@
 // not a readable regular file is refused; DELETE cancels a running job within a second and
 // removes a finished one; an upload whose client disconnects stops its run.
 
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -84,6 +84,8 @@ describe('replay jobs', () => {
 
     const { job, seen } = await finished(workbench(zone, `replays/${id}`))
     expect(job.state).toBe('done')
+    // its files hold the requests, cookies and all: the folder is the user's alone
+    expect(statSync(join(running.dataDir, 'replays')).mode & 0o777).toBe(0o700)
     expect(job.progress).toMatchObject({ done: 3000, total_bytes: text.length })
     expect(seen.map((j) => j.progress.done)).toEqual(
       [...seen.map((j) => j.progress.done)].sort((a, b) => a - b),
