@@ -52,6 +52,10 @@ function fileOf(name: string, text: string): string {
   return file
 }
 
+/** The uploads spooled in the service's replays folder (each removed with its run). */
+const spooledUploads = (): string[] =>
+  readdirSync(join(running.dataDir, 'replays')).filter((f) => f.endsWith('.upload'))
+
 /** Polls the job from its own connections until it is no longer running. */
 async function finished(url: string): Promise<{ job: any; seen: any[] }> {
   const seen: any[] = []
@@ -206,9 +210,7 @@ describe('replay jobs', () => {
       expect(job.summary).toMatchObject({ requests: count, bytes: bytes.length })
     }
     // the spooled uploads are removed with their runs
-    expect(
-      readdirSync(join(running.dataDir, 'replays')).filter((f) => f.endsWith('.upload')),
-    ).toEqual([])
+    expect(spooledUploads()).toEqual([])
   }, 120_000)
 
   it('stops taking the upload of a job cancelled while it is sent, and answers it', async () => {
@@ -250,9 +252,7 @@ describe('replay jobs', () => {
     const stoppedAt = sent
     await pause()
     expect(sent).toBe(stoppedAt)
-    expect(
-      readdirSync(join(running.dataDir, 'replays')).filter((f) => f.endsWith('.upload')),
-    ).toEqual([])
+    expect(spooledUploads()).toEqual([])
   }, 60_000)
 
   it('stops the run of an upload whose client disconnects', async () => {
