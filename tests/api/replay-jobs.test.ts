@@ -52,6 +52,29 @@ function fileOf(name: string, text: string): string {
   return file
 }
 
+/** POSTs `body` as NDJSON, sent as Node's fetch sends a body it may still be reading. */
+const upload = (url: string, body: BodyInit, signal?: AbortSignal): Promise<Response> =>
+  fetch(url, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${CREDENTIALS.apiToken}`,
+      'content-type': 'application/x-ndjson',
+    },
+    body,
+    duplex: 'half',
+    ...(signal ? { signal } : {}),
+  } as RequestInit)
+
+/** A body that never ends on its own: `block` again and again, `onSent` after each. */
+const endless = (block: Uint8Array, onSent = () => {}): ReadableStream<Uint8Array> =>
+  new ReadableStream<Uint8Array>({
+    async pull(stream) {
+      stream.enqueue(block)
+      onSent()
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    },
+  })
+
 /** The uploads spooled in the service's replays folder (each removed with its run). */
 const spooledUploads = (): string[] =>
   readdirSync(join(running.dataDir, 'replays')).filter((f) => f.endsWith('.upload'))
@@ -194,15 +217,7 @@ describe('replay jobs', () => {
       },
     }
     for (const [kind, body] of Object.entries(bodies)) {
-      const started = await fetch(`${workbench(zone, 'replays')}?threads=1`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${CREDENTIALS.apiToken}`,
-          'content-type': 'application/x-ndjson',
-        },
-        body: body(),
-        duplex: 'half',
-      } as RequestInit)
+      const started = await upload(`${workbench(zone, 'replays')}?threads=1`, body())
       expect(started.status, kind).toBe(202)
       const { result } = await started.json()
       const { job } = await finished(workbench(zone, `replays/${result.id}`))
@@ -217,23 +232,9 @@ describe('replay jobs', () => {
     const zone = await zoneExecuting(running, [GENERAL])
     const block = new TextEncoder().encode(traffic(2000))
     let sent = 0
-    // An upload that never ends on its own: only the cancel ends it.
-    const body = new ReadableStream<Uint8Array>({
-      async pull(stream) {
-        stream.enqueue(block)
-        sent++
-        await new Promise((resolve) => setTimeout(resolve, 5))
-      },
-    })
-    const answer = fetch(`${workbench(zone, 'replays')}?threads=1`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${CREDENTIALS.apiToken}`,
-        'content-type': 'application/x-ndjson',
-      },
-      body,
-      duplex: 'half',
-    } as RequestInit).then(
+    // Only the cancel ends the upload.
+    const body = endless(block, () => sent++)
+    const answer = upload(`${workbench(zone, 'replays')}?threads=1`, body).then(
       async (response) => (await response.json()).result,
       () => undefined,
     )
@@ -260,23 +261,11 @@ describe('replay jobs', () => {
     const copies = join(running.dataDir, 'replays', 'credentials')
     const controller = new AbortController()
     const block = new TextEncoder().encode(traffic(2000))
-    const body = new ReadableStream<Uint8Array>({
-      async pull(stream) {
-        stream.enqueue(block)
-        await new Promise((resolve) => setTimeout(resolve, 5))
-      },
-    })
-    const answer = fetch(`${workbench(zone, 'replay')}?stream=true`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${CREDENTIALS.apiToken}`,
-        'content-type': 'application/x-ndjson',
-      },
-      body,
-      duplex: 'half',
-      signal: controller.signal,
-    } as RequestInit)
-    const response = await answer
+    const response = await upload(
+      `${workbench(zone, 'replay')}?stream=true`,
+      endless(block),
+      controller.signal,
+    )
     // Until the first progress line: the run is under way, past its workers' start.
     const reader = response.body!.getReader()
     let read = ''
