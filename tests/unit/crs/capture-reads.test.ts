@@ -2,10 +2,9 @@
 // match a rule that only tested its values still reports.
 import { describe, expect, it } from 'vitest'
 import { capturesRead } from '../../../src-main/engine/crs/capture-reads'
-import { CrsProgramRunner } from '../../../src-main/engine/crs/interpreter'
 import type { CrsRule } from '../../../src-main/engine/crs/program'
-import type { CrsRequest } from '../../../src-main/engine/crs/request'
 import { SecLangReader } from '../../../src-main/engine/crs/seclang'
+import { crsRequest, runnerOf } from './programs'
 
 function items(text: string) {
   const reader = new SecLangReader()
@@ -33,23 +32,10 @@ SecRule TX:/^\\d$/ "@streq b" "id:4,phase:2,setvar:tx.z=1"`)
   })
 
   it('report what a rule that only tested its values matched', () => {
-    const reader = new SecLangReader()
-    reader.read(
+    const runner = runnerOf(
       `SecRule ARGS "@rx b+c" "id:5,phase:2,capture,setvar:tx.anomaly_score_pl1=+5"`,
-      'test.conf',
     )
-    const runner = new CrsProgramRunner({
-      program: { source: 'test', items: reader.items, dataFiles: [] },
-      data: {},
-    })
-    const request: CrsRequest = {
-      method: 'GET',
-      uri: '/?q=abbbcd',
-      protocol: 'HTTP/1.1',
-      headers: [['Host', 'example.com']],
-      body: '',
-      remoteAddr: '127.0.0.1',
-    }
+    const request = crsRequest({ uri: '/?q=abbbcd' })
     const match = runner.run(request, { paranoiaLevel: 1, disabled: new Set() }).matches.get(5)
     expect(match).toMatchObject({ variable: 'ARGS:q', value: 'abbbcd', match: 'bbbc', score: 5 })
   })

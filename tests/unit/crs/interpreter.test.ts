@@ -8,49 +8,28 @@ import { describe, expect, it } from 'vitest'
 import { requestContext } from '@shared/expression'
 import { readCatalogFiles } from '../../../src-main/zones/rulesets/catalog'
 import { CrsProgramRunner } from '../../../src-main/engine/crs/interpreter'
-import { crsRequestOf, type CrsRequest } from '../../../src-main/engine/crs/request'
-import { SecLangReader } from '../../../src-main/engine/crs/seclang'
-
-function runner(text: string): CrsProgramRunner {
-  const reader = new SecLangReader()
-  reader.read(text, 'test.conf')
-  return new CrsProgramRunner({
-    program: { source: 'test', items: reader.items, dataFiles: [] },
-    data: {},
-  })
-}
-
-function request(overrides: Partial<CrsRequest> = {}): CrsRequest {
-  return {
-    method: 'GET',
-    uri: '/',
-    protocol: 'HTTP/1.1',
-    headers: [['Host', 'example.com']],
-    body: '',
-    remoteAddr: '127.0.0.1',
-    ...overrides,
-  }
-}
+import { crsRequestOf } from '../../../src-main/engine/crs/request'
+import { crsRequest, runnerOf } from './programs'
 
 const SUM = `SecAction "id:9,phase:2,setvar:tx.anomaly_score=+%{tx.anomaly_score_pl1}"`
 const options = { paranoiaLevel: 1, disabled: new Set<number>() }
 
 describe('the CRS interpreter', () => {
   it('runs a rule’s actions once per matched variable, so two arguments score twice', () => {
-    const program = runner(`SecRule ARGS "@rx evil" "id:1,phase:2,setvar:tx.anomaly_score_pl1=+5"
+    const program = runnerOf(`SecRule ARGS "@rx evil" "id:1,phase:2,setvar:tx.anomaly_score_pl1=+5"
 ${SUM}`)
-    const result = program.run(request({ uri: '/?a=evil&b=evil&c=fine' }), options)
+    const result = program.run(crsRequest({ uri: '/?a=evil&b=evil&c=fine' }), options)
     expect(result.anomalyScore).toBe(10)
     expect(result.matches.get(1)).toMatchObject({ variable: 'ARGS:a', value: 'evil', score: 10 })
   })
 
   it('removes excluded keys from the targets before it, and counts with &', () => {
     const program =
-      runner(`SecRule REQUEST_COOKIES|!REQUEST_COOKIES:/__utm/ "@rx evil" "id:1,phase:1,setvar:tx.anomaly_score_pl1=+5"
+      runnerOf(`SecRule REQUEST_COOKIES|!REQUEST_COOKIES:/__utm/ "@rx evil" "id:1,phase:1,setvar:tx.anomaly_score_pl1=+5"
 SecRule &ARGS "@eq 2" "id:2,phase:2,setvar:tx.anomaly_score_pl1=+3"
 ${SUM}`)
     const result = program.run(
-      request({ uri: '/?x=1&y=2', headers: [['Cookie', '__utma=evil; session=fine']] }),
+      crsRequest({ uri: '/?x=1&y=2', headers: [['Cookie', '__utma=evil; session=fine']] }),
       options,
     )
     expect(result.matches.has(1)).toBe(false)
@@ -58,30 +37,30 @@ ${SUM}`)
   })
 
   it('runs a chained rule once the rule before it matched, with captures and MATCHED_VAR', () => {
-    const program = runner(`SecRule ARGS "@rx id=(\\d+)" "id:1,phase:2,capture,chain"
+    const program = runnerOf(`SecRule ARGS "@rx id=(\\d+)" "id:1,phase:2,capture,chain"
   SecRule TX:1 "@eq 42" "setvar:tx.anomaly_score_pl1=+5,setvar:tx.seen=%{MATCHED_VAR}"
 SecRule TX:seen "@streq 42" "id:2,phase:2,setvar:tx.anomaly_score_pl1=+2"
 ${SUM}`)
-    expect(program.run(request({ uri: '/?q=id%3D42' }), options).anomalyScore).toBe(7)
-    expect(program.run(request({ uri: '/?q=id%3D41' }), options).anomalyScore).toBe(0)
+    expect(program.run(crsRequest({ uri: '/?q=id%3D42' }), options).anomalyScore).toBe(7)
+    expect(program.run(crsRequest({ uri: '/?q=id%3D41' }), options).anomalyScore).toBe(0)
   })
 
   it('skips to the marker when the whole chain matched, and expands macros in parameters', () => {
-    const program = runner(`SecAction "id:1,phase:1,setvar:tx.limit=3"
+    const program = runnerOf(`SecAction "id:1,phase:1,setvar:tx.limit=3"
 SecRule &ARGS "@lt %{tx.limit}" "id:2,phase:2,skipAfter:END-CHECKS"
 SecRule ARGS "@rx ." "id:3,phase:2,setvar:tx.anomaly_score_pl1=+5"
 SecMarker END-CHECKS
 ${SUM}`)
-    expect(program.run(request({ uri: '/?a=1' }), options).anomalyScore).toBe(0)
-    expect(program.run(request({ uri: '/?a=1&b=2&c=3' }), options).anomalyScore).toBe(15)
+    expect(program.run(crsRequest({ uri: '/?a=1' }), options).anomalyScore).toBe(0)
+    expect(program.run(crsRequest({ uri: '/?a=1&b=2&c=3' }), options).anomalyScore).toBe(15)
   })
 
   it('sees only the query in phase 1 and the body’s arguments too in phase 2', () => {
-    const program = runner(`SecRule ARGS "@rx evil" "id:1,phase:1,setvar:tx.anomaly_score_pl1=+2"
+    const program = runnerOf(`SecRule ARGS "@rx evil" "id:1,phase:1,setvar:tx.anomaly_score_pl1=+2"
 SecRule ARGS "@rx evil" "id:2,phase:2,setvar:tx.anomaly_score_pl1=+5"
 ${SUM}`)
     const result = program.run(
-      request({
+      crsRequest({
         method: 'POST',
         uri: '/?q=evil',
         headers: [['Content-Type', 'application/x-www-form-urlencoded']],
@@ -95,13 +74,13 @@ ${SUM}`)
 
   it('parses a JSON body once a ctl selects the processor, naming arguments as msc_json.c does', () => {
     const program =
-      runner(`SecRule REQUEST_HEADERS:Content-Type "^application/json" "id:1,phase:1,t:lowercase,ctl:requestBodyProcessor=JSON"
+      runnerOf(`SecRule REQUEST_HEADERS:Content-Type "^application/json" "id:1,phase:1,t:lowercase,ctl:requestBodyProcessor=JSON"
 SecRule ARGS_NAMES "@rx ^(?:a\\.b|c\\.c)$" "id:2,phase:2,setvar:tx.anomaly_score_pl1=+1"
 SecRule REQBODY_ERROR "@eq 1" "id:3,phase:2,setvar:tx.anomaly_score_pl1=+100"
 ${SUM}`)
     const json = (body: string) =>
       program.run(
-        request({ method: 'POST', headers: [['Content-Type', 'application/json']], body }),
+        crsRequest({ method: 'POST', headers: [['Content-Type', 'application/json']], body }),
         options,
       ).anomalyScore
     expect(json('{"a":{"b":1},"c":[2,3]}')).toBe(3)
@@ -110,18 +89,18 @@ ${SUM}`)
 
   it('with multiMatch, runs the operator before the transformations and after each change', () => {
     const program =
-      runner(`SecRule ARGS "@rx a" "id:1,phase:2,t:none,t:lowercase,t:urlDecode,multiMatch,setvar:tx.anomaly_score_pl1=+1"
+      runnerOf(`SecRule ARGS "@rx a" "id:1,phase:2,t:none,t:lowercase,t:urlDecode,multiMatch,setvar:tx.anomaly_score_pl1=+1"
 ${SUM}`)
     // "a%41": matches as sent, after lowercase ("a%41" unchanged), after urlDecode ("aA")
-    expect(program.run(request({ uri: '/?q=a%2541' }), options).anomalyScore).toBe(2)
+    expect(program.run(crsRequest({ uri: '/?q=a%2541' }), options).anomalyScore).toBe(2)
   })
 
   it('neither runs nor scores a disabled rule', () => {
     const program =
-      runner(`SecRule ARGS "@rx evil" "id:1,phase:2,setvar:tx.anomaly_score_pl1=+5,setvar:tx.flag=1"
+      runnerOf(`SecRule ARGS "@rx evil" "id:1,phase:2,setvar:tx.anomaly_score_pl1=+5,setvar:tx.flag=1"
 SecRule TX:flag "@eq 1" "id:2,phase:2,setvar:tx.anomaly_score_pl1=+1"
 ${SUM}`)
-    const result = program.run(request({ uri: '/?q=evil' }), {
+    const result = program.run(crsRequest({ uri: '/?q=evil' }), {
       paranoiaLevel: 1,
       disabled: new Set([1]),
     })
@@ -168,7 +147,7 @@ ${SUM}`)
         fc.integer({ min: 1, max: 4 }),
         (method, query, cookie, type, body, level) => {
           const result = crs.run(
-            request({
+            crsRequest({
               method,
               uri: `/p?${query}`,
               headers: [

@@ -4,9 +4,8 @@
 // ModSecurity flags with 920100 for it).
 import { describe, expect, it } from 'vitest'
 import { requestContext, type RequestDescription } from '@shared/expression'
-import { CrsProgramRunner } from '../../../src-main/engine/crs/interpreter'
 import { crsRequestOf } from '../../../src-main/engine/crs/request'
-import { SecLangReader } from '../../../src-main/engine/crs/seclang'
+import { runnerOf } from './programs'
 
 const PROGRAM = `SecRule REQUEST_LINE "!@rx ^[a-z]{3,10}\\s+/" "id:1,phase:1,t:lowercase,setvar:tx.anomaly_score_pl1=+3"
 SecRule REQUEST_METHOD "@streq post" "id:2,phase:1,t:lowercase,setvar:tx.anomaly_score_pl1=+2"
@@ -14,13 +13,7 @@ SecRule REQUEST_URI_RAW "@beginsWith ?" "id:3,phase:1,setvar:tx.anomaly_score_pl
 SecAction "id:9,phase:2,setvar:tx.anomaly_score=+%{tx.anomaly_score_pl1}"`
 
 function run(description: RequestDescription) {
-  const reader = new SecLangReader()
-  reader.read(PROGRAM, 'test.conf')
-  const runner = new CrsProgramRunner({
-    program: { source: 'test', items: reader.items, dataFiles: [] },
-    data: {},
-  })
-  return runner.run(crsRequestOf(requestContext(description)), {
+  return runnerOf(PROGRAM).run(crsRequestOf(requestContext(description)), {
     paranoiaLevel: 1,
     disabled: new Set(),
   })

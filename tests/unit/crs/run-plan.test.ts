@@ -5,28 +5,12 @@ import { resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { requestContext } from '@shared/expression'
 import { CrsProgramRunner, type CrsMatch } from '../../../src-main/engine/crs/interpreter'
-import { crsRequestOf, type CrsRequest } from '../../../src-main/engine/crs/request'
-import { SecLangReader } from '../../../src-main/engine/crs/seclang'
+import { crsRequestOf } from '../../../src-main/engine/crs/request'
 import { readCatalogFiles } from '../../../src-main/zones/rulesets/catalog'
 import { describeRequest, readCorpus } from './corpus'
+import { crsRequest, runnerOf } from './programs'
 
-function runner(text: string, fold = true): CrsProgramRunner {
-  const reader = new SecLangReader()
-  reader.read(text, 'test.conf')
-  return new CrsProgramRunner(
-    { program: { source: 'test', items: reader.items, dataFiles: [] }, data: {} },
-    fold,
-  )
-}
-
-const request: CrsRequest = {
-  method: 'GET',
-  uri: '/?q=1',
-  protocol: 'HTTP/1.1',
-  headers: [['Host', 'example.com']],
-  body: '',
-  remoteAddr: '127.0.0.1',
-}
+const request = crsRequest({ uri: '/?q=1' })
 
 const SKIP_BELOW_2 = `SecRule TX:EXECUTING_PARANOIA_LEVEL "@lt 2" "id:1,phase:1,skipAfter:END-PL2"
 SecAction "id:2,phase:1,setvar:tx.anomaly_score=+5"
@@ -48,7 +32,7 @@ const at = (level: number, disabled: number[] = []) => ({
 
 describe('run plans', () => {
   it('skip a level’s rules below it and run them from it on', () => {
-    const program = runner(SKIP_BELOW_2)
+    const program = runnerOf(SKIP_BELOW_2)
     expect(program.run(request, at(1)).anomalyScore).toBe(0)
     expect(program.run(request, at(2)).anomalyScore).toBe(5)
     expect(program.run(request, at(1)).anomalyScore).toBe(0)
@@ -56,14 +40,14 @@ describe('run plans', () => {
 
   it('leave a skip to the request where a rule the request decides changes what it reads', () => {
     const program =
-      runner(`SecRule ARGS:q "@eq 1" "id:0,phase:1,setvar:tx.executing_paranoia_level=4"
+      runnerOf(`SecRule ARGS:q "@eq 1" "id:0,phase:1,setvar:tx.executing_paranoia_level=4"
 ${SKIP_BELOW_2}`)
     expect(program.run(request, at(1)).anomalyScore).toBe(5)
     expect(program.run({ ...request, uri: '/?q=2' }, at(1)).anomalyScore).toBe(0)
   })
 
   it('replay set-up defaults in place, and never fold past a skip left to the request', () => {
-    const program = runner(`SecRule &TX:score "@eq 0" "id:3,phase:1,setvar:tx.score=4"
+    const program = runnerOf(`SecRule &TX:score "@eq 0" "id:3,phase:1,setvar:tx.score=4"
 SecRule ARGS:q "@eq 1" "id:4,phase:1,skipAfter:END"
 SecAction "id:5,phase:1,setvar:tx.score=+1"
 SecMarker END
@@ -73,7 +57,7 @@ SecAction "id:6,phase:2,setvar:tx.anomaly_score=%{tx.score}"`)
   })
 
   it('neither fold nor run a disabled rule, and plan each disabled set apart', () => {
-    const program = runner(`SecAction "id:7,phase:1,setvar:tx.anomaly_score=+3"
+    const program = runnerOf(`SecAction "id:7,phase:1,setvar:tx.anomaly_score=+3"
 SecAction "id:8,phase:1,setvar:tx.anomaly_score=+4"`)
     expect(program.run(request, at(1)).anomalyScore).toBe(7)
     expect(program.run(request, at(1, [7])).anomalyScore).toBe(4)
