@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Page } from '@playwright/test'
-import { expect, test } from './fixtures'
+import { expect, test, type Workbench } from './fixtures'
 import { zoneExecuting } from './managed-zone'
 
 const TRAVERSAL = 'Directory Traversal - Unix system file access'
@@ -47,6 +47,15 @@ async function replayInService(page: Page, count: number): Promise<void> {
   )
 }
 
+/** A zone executing the general ruleset, chosen on the Replay screen, with 30 requests replayed. */
+async function replayedZone(page: Page, workbench: Workbench): Promise<string> {
+  const zoneId = await zoneExecuting(workbench, 'drill.example.com')
+  await page.goto(`${workbench.ui}#/replay`)
+  await expect(page.getByLabel('Zone')).toHaveValue(zoneId)
+  await replayInService(page, 30)
+  return zoneId
+}
+
 /** The job the address names. */
 function shownJob(page: Page): string {
   const job = /#\/zones\/[0-9a-f]{32}\/replay\/([0-9a-f]{32})$/.exec(page.url())?.[1]
@@ -58,10 +67,7 @@ test('a replay’s rule, path and outcome open its requests, and a request its h
   page,
   workbench,
 }) => {
-  await zoneExecuting(workbench, 'drill.example.com')
-  await page.goto(`${workbench.ui}#/replay`)
-  await expect(page.getByLabel('Zone')).toHaveValue(/^[0-9a-f]{32}$/)
-  await replayInService(page, 30)
+  await replayedZone(page, workbench)
 
   const requests = page.getByRole('table', { name: 'Replayed requests' })
   await expect(requests.getByRole('row')).toHaveCount(31)
@@ -109,10 +115,7 @@ test('the job shown is in the address: a reload, or its link, opens it', async (
   page,
   workbench,
 }) => {
-  const zoneId = await zoneExecuting(workbench, 'drill.example.com')
-  await page.goto(`${workbench.ui}#/replay`)
-  await expect(page.getByLabel('Zone')).toHaveValue(zoneId)
-  await replayInService(page, 30)
+  const zoneId = await replayedZone(page, workbench)
   const first = shownJob(page)
   await replayInService(page, 60)
   const second = shownJob(page)
@@ -150,10 +153,7 @@ test('the job shown is in the address: a reload, or its link, opens it', async (
 })
 
 test('a finished replay’s summary and verdicts save as files', async ({ page, workbench }) => {
-  await zoneExecuting(workbench, 'drill.example.com')
-  await page.goto(`${workbench.ui}#/replay`)
-  await expect(page.getByLabel('Zone')).toHaveValue(/^[0-9a-f]{32}$/)
-  await replayInService(page, 30)
+  await replayedZone(page, workbench)
   const job = shownJob(page)
 
   const summarySaved = page.waitForEvent('download')
@@ -180,10 +180,7 @@ test('a finished replay’s opened request stays open while another replay runs'
   page,
   workbench,
 }) => {
-  await zoneExecuting(workbench, 'drill.example.com')
-  await page.goto(`${workbench.ui}#/replay`)
-  await expect(page.getByLabel('Zone')).toHaveValue(/^[0-9a-f]{32}$/)
-  await replayInService(page, 30)
+  await replayedZone(page, workbench)
   const long = join(dir, 'long.ndjson')
   writeFileSync(long, traffic(300_000))
   await page.getByLabel('Traffic file').setInputFiles(long)
