@@ -9,11 +9,11 @@
 
 import type { SimulatedRequest } from '@shared/api/simulate'
 import { combinedRequestOfLine } from './formats/combined'
-import { harRequestOf } from './formats/har'
+import { harRequestOf, type HarBatch } from './formats/har'
 import { logpushRequestOfLine } from './formats/logpush'
 import { requestOfLine } from './formats/requests'
 import { isSkipped, type ReplayRecord, type RequestPart } from './formats/types'
-import type { Line } from './lines'
+import type { Line, LineBatch } from './lines'
 import type { ReplayBatchOptions, ReplayItem, ReplayVerdict } from './evaluation'
 
 /**
@@ -21,8 +21,7 @@ import type { ReplayBatchOptions, ReplayItem, ReplayVerdict } from './evaluation
  * numbered `first`), or the JSON texts of HAR entries (the first the `first`th entry, 1-based).
  * Bytes, not a string: a worker decodes them, and their clone is a copy.
  */
-export type ReplayBatch =
-  { first: number; bytes: Uint8Array } | { first: number; entries: string[] }
+export type ReplayBatch = LineBatch | HarBatch
 
 /** One request of a batch judged: its verdict, and what the tally needs of its request. */
 export interface JudgedRequest extends Omit<ReplayVerdict, 'trace'> {

@@ -112,7 +112,7 @@ type WorkerAnswer =
 type Unnumbered<M> = M extends { id: number } ? Omit<M, 'id'> : never
 
 /** A worker's error as it was thrown there: an ApiError keeps its status and code. */
-const errorOf = (error: WorkerError): Error =>
+const fromWorkerError = (error: WorkerError): Error =>
   error.api === undefined
     ? new Error(error.message)
     : new ApiError(
@@ -135,7 +135,7 @@ class PoolWorker {
       if (!('id' in answer)) return
       const pending = this.pending.get(answer.id)
       this.pending.delete(answer.id)
-      if ('error' in answer) pending?.reject(errorOf(answer.error))
+      if ('error' in answer) pending?.reject(fromWorkerError(answer.error))
       else pending?.resolve(answer.result)
     })
     worker.on('error', (error) => this.fail(error))

@@ -29,7 +29,7 @@ export interface WorkerError {
   api?: Pick<ApiError, 'status' | 'code' | 'details' | 'alongside'>
 }
 
-const errorOf = (error: unknown): WorkerError =>
+const toWorkerError = (error: unknown): WorkerError =>
   error instanceof ApiError
     ? {
         message: error.message,
@@ -71,7 +71,7 @@ try {
       const verdicts = evaluateItems(zone, read.items, lookup, options)
       port.postMessage({ id, result: answerOf(read, verdicts, options) })
     } catch (error) {
-      port.postMessage({ id, error: errorOf(error) })
+      port.postMessage({ id, error: toWorkerError(error) })
     }
   })
   port.postMessage({ ready: zone.fields })

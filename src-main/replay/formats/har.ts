@@ -181,6 +181,12 @@ export function harRequestOf(text: string, index: number): ReplayRecord {
   }
 }
 
+/** HAR entries' JSON texts, the first the `first`th entry (1-based). */
+export interface HarBatch {
+  first: number
+  entries: string[]
+}
+
 /**
  * The entries of a HAR document arriving in `chunks`, as their JSON texts in batches of `size`
  * (the first entry is 1): harRequestOf reads each where the batch is evaluated.
@@ -188,7 +194,7 @@ export function harRequestOf(text: string, index: number): ReplayRecord {
 export async function* harBatches(
   chunks: AsyncIterable<Uint8Array>,
   size: number,
-): AsyncGenerator<{ first: number; entries: string[] }> {
+): AsyncGenerator<HarBatch> {
   const decoder = new StringDecoder('utf8')
   const scanner = new HarScanner()
   let entries: string[] = []
