@@ -17,6 +17,7 @@
 
 import { RE2JS } from 're2js'
 import { bytesToText, utf8Bytes } from '../values/bytes'
+import { dfaOf, type DfaTest } from './dfa'
 import { Emitter, sizeOf } from './emitter'
 import { Parser } from './parser'
 import {
@@ -93,6 +94,7 @@ export function compileRegex(pattern: string, sizeLimit = DEFAULT_REGEX_SIZE_LIM
     re,
     prefilterOf(tree, unicode),
     unicode ? undefined : shortcutOf(tree),
+    unicode ? undefined : dfaOf(tree),
   )
   if (cache.size >= CACHE_LIMIT) {
     const first = cache.keys().next()
@@ -114,6 +116,8 @@ class Re2Regex implements CompiledRegex {
     private readonly prefilter: Prefilter | undefined,
     /** an exact one-pass test for the shapes shortcuts.ts knows */
     private readonly shortcut: ((binary: string) => boolean) | undefined,
+    /** the byte-mode test as a lazy DFA (dfa.ts), where the pattern has one */
+    private readonly dfa: DfaTest | undefined,
   ) {
     this.groupCount = re.groupCount()
   }
@@ -160,6 +164,8 @@ class Re2Regex implements CompiledRegex {
 
   private run(binary: string): boolean {
     if (this.shortcut !== undefined) return this.shortcut(binary)
+    const answer = this.dfa?.(binary)
+    if (answer !== undefined) return answer
     return this.re.test(this.unicode ? bytesToText(binary) : binary)
   }
 }
