@@ -62,8 +62,6 @@ export class RequestCollections {
     const r = this.request
     const q = r.uri.indexOf('?')
     const path = q < 0 ? r.uri : r.uri.slice(0, q)
-    const scalar = (value: string | undefined): Entry[] =>
-      value === undefined ? [] : [['', value]]
     switch (name) {
       case 'ARGS_GET':
         return parseArguments(q < 0 ? '' : r.uri.slice(q + 1))
@@ -168,6 +166,11 @@ export class RequestCollections {
 }
 
 type BodyCollections = Map<string, Entry[]>
+
+/** A collection of one value, without a key. */
+function scalar(value: string): Entry[] {
+  return [['', value]]
+}
 
 /** Whether a collection's values come from the body in phase 2 (so differ between the phases). */
 export function readsBody(collection: string): boolean {

@@ -317,17 +317,31 @@ export class Transaction {
   /** The targets after the rule's transformations, shared by rules with the same both. */
   private transformedTargetsOf(compiled: CompiledRule, targets: Entry[]): Entry[] {
     if (compiled.transformations.length === 0) return targets
-    if (compiled.dynamicTargets)
-      return targets.map(([name, value]) => [name, this.transformations.apply(value, compiled)])
+    if (compiled.dynamicTargets) return this.transform(compiled, targets)
     let transformed = this.transformedTargets[compiled.transformedSlot]
     if (transformed === undefined) {
-      transformed = targets.map(([name, value]) => [
-        name,
-        this.transformations.apply(value, compiled),
-      ])
+      transformed = this.transform(compiled, targets)
       this.transformedTargets[compiled.transformedSlot] = transformed
     }
     return transformed
+  }
+
+  /**
+   * The targets with their values transformed. Most values come out of a chain as they went in:
+   * their entries, and the list when all do, are the same (entries are never changed).
+   */
+  private transform(compiled: CompiledRule, targets: Entry[]): Entry[] {
+    let transformed: Entry[] | undefined
+    for (let i = 0; i < targets.length; i++) {
+      const target = targets[i]!
+      const value = this.transformations.apply(target[1], compiled)
+      if (transformed === undefined) {
+        if (value === target[1]) continue
+        transformed = targets.slice(0, i)
+      }
+      transformed.push(value === target[1] ? target : [target[0], value])
+    }
+    return transformed ?? targets
   }
 
   /** The rule's targets, in order, after exclusions; counts for `&` targets. */
@@ -351,16 +365,18 @@ export class Transaction {
 
   private expandTargets(compiled: CompiledRule): Entry[] {
     const variables = compiled.rule.variables
+    const first = variables[0]!
+    if (variables.length === 1 && !first.count && !first.exclude)
+      return this.variableValues(first, compiled.variableSlots[0]!, compiled)
     let targets: Entry[] = []
-    variables.forEach((variable, index) => {
+    for (let index = 0; index < variables.length; index++) {
+      const variable = variables[index]!
       const values = this.variableValues(variable, compiled.variableSlots[index]!, compiled)
       if (variable.count) targets.push([`&${variable.collection}`, String(values.length)])
       else if (variable.exclude) {
-        if (values.length === 0) return
-        const keys = new Set(values.map(([k]) => k.toLowerCase()))
-        targets = targets.filter(([k]) => !keys.has(k.toLowerCase()))
-      } else for (const entry of values) targets.push(entry)
-    })
+        if (values.length > 0) targets = withoutKeys(targets, values)
+      } else for (let i = 0; i < values.length; i++) targets.push(values[i]!)
+    }
     return targets
   }
 
@@ -391,18 +407,33 @@ export class Transaction {
       return selected
     }
     const all = this.entries(name)
+    const named: Entry[] = []
     if (variable.key === undefined && variable.keyPattern === undefined) {
-      return all.map(([k, v]) => [k === '' ? name : `${name}:${k}`, v])
+      for (let i = 0; i < all.length; i++) {
+        const [k, v] = all[i]!
+        named.push([k === '' ? name : `${name}:${k}`, v])
+      }
+      return named
     }
-    let selected: Entry[]
-    if (name === 'XML') selected = all.filter(([k]) => k === variable.key)
-    else if (variable.keyPattern !== undefined) {
+    if (name === 'XML') {
+      for (let i = 0; i < all.length; i++)
+        if (all[i]![0] === variable.key) named.push(['XML', all[i]![1]])
+      return named
+    }
+    if (variable.keyPattern !== undefined) {
       const selects = keySelector(variable.keyPattern, compiled)
-      selected = all.filter(([k]) => selects(k))
-    } else {
-      selected = this.withKey(all, variable.key!.toLowerCase())
+      for (let i = 0; i < all.length; i++) {
+        const [k, v] = all[i]!
+        if (selects(k)) named.push([`${name}:${k}`, v])
+      }
+      return named
     }
-    return selected.map(([k, v]) => [name === 'XML' ? 'XML' : `${name}:${k}`, v])
+    const selected = this.withKey(all, variable.key!.toLowerCase())
+    for (let i = 0; i < selected.length; i++) {
+      const [k, v] = selected[i]!
+      named.push([`${name}:${k}`, v])
+    }
+    return named
   }
 
   /**
@@ -481,6 +512,18 @@ export function removedRuleIds(value: string): number[] {
     for (let id = from; id <= (to ?? from); id++) ids.push(id)
   }
   return ids
+}
+
+/** The targets whose names are none of the excluded values' names, without case. */
+function withoutKeys(targets: Entry[], excluded: Entry[]): Entry[] {
+  const keys = new Set<string>()
+  for (let i = 0; i < excluded.length; i++) keys.add(excluded[i]![0].toLowerCase())
+  const kept: Entry[] = []
+  for (let i = 0; i < targets.length; i++) {
+    const target = targets[i]!
+    if (!keys.has(target[0].toLowerCase())) kept.push(target)
+  }
+  return kept
 }
 
 /** SecAction's one target: the operator always matches it. */
