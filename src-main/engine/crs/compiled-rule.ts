@@ -4,6 +4,7 @@
 import { compileOperator, compileOperatorTest } from './operators'
 import type { CrsRule, CrsVariable } from './program'
 import { transformation, type Transformation } from './transformations'
+import { scopeOf } from './transformation-scope'
 
 export type Operator = (value: string) => string[] | undefined
 /** A negated operator's question: only whether it matches, never what. */
@@ -14,6 +15,10 @@ export interface CompiledRule {
   /** the starter's id (for %{rule.id} in the chain too) */
   id: number | undefined
   transformations: readonly Transformation[]
+  /** by transformation: the classes of characters it acts on (transformation-scope.ts) */
+  transformationScopes: readonly number[]
+  /** what the whole chain acts on: a value with none of it comes out unchanged */
+  chainScope: number
   /** each prefix of the transformation chain: its number in the transformation cache */
   prefixSlots: number[]
   operator: (parameter: string) => Operator
@@ -89,6 +94,7 @@ export function compileRule(
     if (fn === undefined) throw new Error(`CRS rule ${id}: unknown transformation t:${name}`)
     return fn
   })
+  const transformationScopes = rule.transformations.map(scopeOf)
   const cache = new Map<string, Operator>()
   const context = {
     ruleId: id ?? 0,
@@ -125,6 +131,8 @@ export function compileRule(
     rule,
     id,
     transformations,
+    transformationScopes,
+    chainScope: transformationScopes.reduce((all, scope) => all | scope, 0),
     prefixSlots: rule.transformations.map((_, i) =>
       program.prefix(rule.transformations.slice(0, i + 1).join(',')),
     ),

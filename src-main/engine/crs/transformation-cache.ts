@@ -2,23 +2,30 @@
 // remembered per value, so chains that begin alike (t:utf8toUnicode,t:urlDecodeUni,…) share their
 // first steps, as ModSecurity's own transformation cache does, and multiMatch's step-by-step
 // values reuse them too. A value's results sit in one row, by prefix number: one lookup of the
-// value serves a whole chain.
+// value serves a whole chain. A chain that cannot act on a value's characters
+// (transformation-scope.ts) is not run on it at all.
 
 import type { CompiledRule } from './compiled-rule'
 import { reportsChange } from './transformation-changes'
+import { classesOf } from './transformation-scope'
+
+/** A value's classes of characters, and its results by prefix once a chain acts on it. */
+interface Row {
+  classes: number
+  results: (string | undefined)[] | undefined
+}
 
 /** One request's transformed values, by value and by the number of a chain's prefix. */
 export class TransformationCache {
-  private readonly rows = new Map<string, (string | undefined)[]>()
+  private readonly rows = new Map<string, Row>()
 
   /** `prefixes`: how many distinct chain prefixes the program's rules have */
   constructor(private readonly prefixes: number) {}
 
-  /** The results of every prefix remembered for a value. */
-  private row(value: string): (string | undefined)[] {
+  private row(value: string): Row {
     let row = this.rows.get(value)
     if (row === undefined) {
-      row = new Array<undefined>(this.prefixes)
+      row = { classes: classesOf(value), results: undefined }
       this.rows.set(value, row)
     }
     return row
@@ -28,21 +35,25 @@ export class TransformationCache {
   apply(value: string, compiled: CompiledRule): string {
     const fns = compiled.transformations
     if (fns.length === 0) return value
-    const prefixes = compiled.prefixSlots
     const row = this.row(value)
+    if ((row.classes & compiled.chainScope) === 0) return value
+    const results = (row.results ??= new Array<undefined>(this.prefixes))
+    const prefixes = compiled.prefixSlots
     // the longest prefix already applied to this value
     let done = fns.length
     let out: string | undefined
     while (done > 0) {
-      out = row[prefixes[done - 1]!]
+      out = results[prefixes[done - 1]!]
       if (out !== undefined) break
       done--
     }
     if (done === fns.length) return out!
     let current = done === 0 ? value : out!
+    const scopes = compiled.transformationScopes
     for (let i = done; i < fns.length; i++) {
-      current = fns[i]!(current)
-      row[prefixes[i]!] = current
+      // Until a step changes it, the value has its classes: a step beyond them leaves it be.
+      if (current !== value || (row.classes & scopes[i]!) !== 0) current = fns[i]!(current)
+      results[prefixes[i]!] = current
     }
     return current
   }
@@ -67,11 +78,13 @@ export class TransformationCache {
   /** The chain's step `i` applied to `current` (`value` after the steps before it), remembered. */
   private step(value: string, compiled: CompiledRule, i: number, current: string): string {
     const row = this.row(value)
+    if (current === value && (row.classes & compiled.transformationScopes[i]!) === 0) return value
+    const results = (row.results ??= new Array<undefined>(this.prefixes))
     const prefix = compiled.prefixSlots[i]!
-    let next = row[prefix]
+    let next = results[prefix]
     if (next === undefined) {
       next = compiled.transformations[i]!(current)
-      row[prefix] = next
+      results[prefix] = next
     }
     return next
   }
