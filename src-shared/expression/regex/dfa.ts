@@ -34,8 +34,12 @@ const AFTER_OTHER = 3
 
 /** NFA instructions beyond which a pattern stays on re2js (counted repetitions multiply it). */
 const MAX_INSTRUCTIONS = 20_000
-/** DFA states kept before the cache starts over, and how often it may before the DFA gives up. */
+/**
+ * DFA states kept before the cache starts over (fewer when the pattern has many byte classes: its
+ * table stays within MAX_CELLS transitions, 256 KB), and how often it may before the DFA gives up.
+ */
 const MAX_STATES = 2_000
+const MAX_CELLS = 65_536
 const MAX_RESETS = 8
 
 /** The DFA test of a byte-mode pattern's tree, or undefined when it has none. */
@@ -240,6 +244,7 @@ class LazyDfa {
   /** a byte of each class, to ask the sets about */
   private readonly classByte: number[] = []
   private readonly classes: number
+  private readonly maxStates: number
   /**
    * by a state's row (its number × classes) + class: the next state's row + 1, MATCHED, or
    * UNKNOWN (rows rather than numbers spare the loop a multiplication per byte)
@@ -286,6 +291,7 @@ class LazyDfa {
       this.classOf[b] = cls
     }
     this.classes = signatures.size
+    this.maxStates = Math.min(MAX_STATES, Math.floor(MAX_CELLS / this.classes))
   }
 
   test(binary: string): boolean | undefined {
@@ -379,7 +385,7 @@ class LazyDfa {
   /** Builds the transition of the state at `row` on the bytes of class `cls`; UNKNOWN after a reset. */
   private transition(row: number, cls: number): number {
     const state = row / this.classes
-    if (this.statePcs.length >= MAX_STATES) {
+    if (this.statePcs.length >= this.maxStates) {
       this.reset()
       return UNKNOWN
     }
