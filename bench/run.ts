@@ -31,8 +31,12 @@ for (const file of benches) {
     target: 'node20',
     packages: 'external',
     sourcemap: 'inline',
-    // The bundle lives elsewhere; the benchmarks find their fixtures from bench/.
-    define: { 'import.meta.dirname': JSON.stringify(dir) },
+    // The bundle lives elsewhere; the benchmarks find their fixtures from bench/. Its modules are
+    // not the program run (a script's `import.meta.filename === process.argv[1]` main stays off).
+    define: {
+      'import.meta.dirname': JSON.stringify(dir),
+      'import.meta.filename': JSON.stringify(join(dir, file)),
+    },
     logLevel: 'error',
   })
   const run = spawnSync(process.execPath, ['--enable-source-maps', bundle], { stdio: 'inherit' })
