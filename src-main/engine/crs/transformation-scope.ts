@@ -82,3 +82,8 @@ const SCOPES = new Map<string, number>([
 export function scopeOf(name: string): number {
   return SCOPES.get(name.toLowerCase()) ?? ANY
 }
+
+/** The transformations given a scope narrower than any value (lower-case names). */
+export function scopedTransformations(): string[] {
+  return [...SCOPES.keys()]
+}
