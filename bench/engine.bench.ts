@@ -15,8 +15,8 @@ import { requestContext, type RequestDescription } from '@shared/expression'
 import { compileZone, type EngineRuleset } from '../src-main/engine'
 import {
   ManagedCatalog,
+  readCatalogFile,
   readCatalogFiles,
-  type ManagedRuleset,
 } from '../src-main/zones/rulesets/catalog'
 import { heading, report, throughput } from './measure'
 
@@ -52,25 +52,9 @@ const zoneOf = (from: ManagedCatalog) =>
     resolveRuleset: (id, version) => from.resolve(id, version),
   })
 const zone = zoneOf(catalog)
-const owaspBeforeCrs = JSON.parse(
-  readFileSync(resolve(root, 'bench/fixtures/owasp-before-crs.json'), 'utf8'),
-) as ManagedRuleset
+const owaspBeforeCrs = readCatalogFile(resolve(root, 'bench/fixtures/owasp-before-crs.json'))
 const beforeCrs = zoneOf(
-  new ManagedCatalog(
-    installed.map((ruleset) =>
-      ruleset.id === OWASP
-        ? {
-            ...owaspBeforeCrs,
-            source: ruleset.source,
-            rules: owaspBeforeCrs.rules.map((rule) => ({
-              ...rule,
-              ref: rule.id,
-              last_updated: owaspBeforeCrs.last_updated,
-            })),
-          }
-        : ruleset,
-    ),
-  ),
+  new ManagedCatalog(installed.map((ruleset) => (ruleset.id === OWASP ? owaspBeforeCrs : ruleset))),
 )
 
 // Typical traffic: the benign corpus (logins, searches, JSON APIs, uploads), which runs every

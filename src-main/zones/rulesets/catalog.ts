@@ -7,7 +7,7 @@
 // without them, as the vendor does (publicView).
 
 import { existsSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import type { Rule, Ruleset } from '@shared/api/rulesets'
 import type { CrsBundle, CrsProgram } from '../../engine/crs/program'
 
@@ -46,20 +46,26 @@ const MANAGED_SOURCE = 'firewall_managed'
 export function readCatalogFiles(resourcesDir: string): ManagedRuleset[] {
   const dir = join(resourcesDir, 'managed-rulesets')
   const index = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8')) as { rulesets: string[] }
-  return index.rulesets.map((file) => {
-    const ruleset = JSON.parse(readFileSync(join(dir, file), 'utf8')) as ManagedRuleset
-    const crs = readCrsBundle(dir, ruleset.id)
-    return {
-      ...ruleset,
-      ...(crs === undefined ? {} : { crs }),
-      source: MANAGED_SOURCE,
-      rules: ruleset.rules.map((rule) => ({
-        ...rule,
-        ref: rule.ref ?? rule.id,
-        last_updated: rule.last_updated ?? ruleset.last_updated,
-      })),
-    }
-  })
+  return index.rulesets.map((file) => readCatalogFile(join(dir, file)))
+}
+
+/**
+ * One managed ruleset's file, with its CRS program when one lies beside it; its rules take the
+ * ruleset's date and their own id as ref where the file leaves them out.
+ */
+export function readCatalogFile(file: string): ManagedRuleset {
+  const ruleset = JSON.parse(readFileSync(file, 'utf8')) as ManagedRuleset
+  const crs = readCrsBundle(dirname(file), ruleset.id)
+  return {
+    ...ruleset,
+    ...(crs === undefined ? {} : { crs }),
+    source: MANAGED_SOURCE,
+    rules: ruleset.rules.map((rule) => ({
+      ...rule,
+      ref: rule.ref ?? rule.id,
+      last_updated: rule.last_updated ?? ruleset.last_updated,
+    })),
+  }
 }
 
 export class ManagedCatalog {
