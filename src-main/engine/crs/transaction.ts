@@ -420,15 +420,11 @@ export class Transaction {
         if (all[i]![0] === variable.key) named.push(['XML', all[i]![1]])
       return named
     }
+    let selected: Entry[]
     if (variable.keyPattern !== undefined) {
       const selects = keySelector(variable.keyPattern, compiled)
-      for (let i = 0; i < all.length; i++) {
-        const [k, v] = all[i]!
-        if (selects(k)) named.push([`${name}:${k}`, v])
-      }
-      return named
-    }
-    const selected = this.withKey(all, variable.key!.toLowerCase())
+      selected = all.filter(([k]) => selects(k))
+    } else selected = this.withKey(all, variable.key!.toLowerCase())
     for (let i = 0; i < selected.length; i++) {
       const [k, v] = selected[i]!
       named.push([`${name}:${k}`, v])
