@@ -15,7 +15,8 @@
 // (Unicode mode, classes it cannot expand to bytes, an NFA too large) have no DFA and stay on
 // re2js; a DFA whose states outgrow their budget starts over, and gives up after a few times.
 
-import { CASE_BIT, isLower, isUpper } from '../values/chars'
+import { CASE_BIT, isLower, isUpper, isWordChar } from '../values/chars'
+import { utf8Of } from './emitter'
 import type { AssertKind, Flags, RegexNode } from './tree'
 
 /** A pattern's test on a binary string; undefined for an input it cannot run (code units > 0xff). */
@@ -58,13 +59,6 @@ export function dfaOf(tree: RegexNode): DfaTest | undefined {
 
 /** A pattern the DFA does not cover. */
 class NotCovered extends Error {}
-
-/** ASCII word bytes, as the emitter's `\b` sees them. */
-function isWordByte(c: number): boolean {
-  return (
-    (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f
-  )
-}
 
 /** The assertion kinds the NFA evaluates, beyond the tree's: `^`/`$` resolved by flag m. */
 type Assertion = Exclude<AssertKind, 'start' | 'end'> | 'lineStart' | 'lineEnd'
@@ -158,8 +152,7 @@ class NfaBuilder {
   }
 
   private literal(cp: number, byte: boolean, f: Flags, next: number): number {
-    const bytes =
-      byte || cp < 0x80 ? [cp] : Array.from(new TextEncoder().encode(String.fromCodePoint(cp)))
+    const bytes = byte || cp < 0x80 ? [cp] : utf8Of(cp)
     let entry = next
     for (let i = bytes.length - 1; i >= 0; i--) {
       const b = bytes[i]!
@@ -200,7 +193,7 @@ function assertionOf(kind: AssertKind, f: Flags): Assertion {
 /** Whether an assertion holds between what came before (AT_START, AFTER_…) and a byte, or the end. */
 function holds(kind: Assertion, before: number, after: number, atEnd: boolean): boolean {
   const wordBefore = before === AFTER_WORD
-  const wordAfter = !atEnd && isWordByte(after)
+  const wordAfter = !atEnd && isWordChar(after)
   switch (kind) {
     case 'startText':
       return before === AT_START
@@ -280,7 +273,7 @@ class LazyDfa {
     this.sparse = new Int32Array(count)
     const signatures = new Map<string, number>()
     for (let b = 0; b < 256; b++) {
-      let signature = `${b === 0x0a ? 'n' : isWordByte(b) ? 'w' : 'o'}`
+      let signature = `${b === 0x0a ? 'n' : isWordChar(b) ? 'w' : 'o'}`
       for (const set of this.sets) signature += set[b]
       let cls = signatures.get(signature)
       if (cls === undefined) {
@@ -401,7 +394,7 @@ class LazyDfa {
           stepped.push(this.out[pc]!)
       }
       stepped.push(this.start)
-      const after = byte === 0x0a ? AFTER_NEWLINE : isWordByte(byte) ? AFTER_WORD : AFTER_OTHER
+      const after = byte === 0x0a ? AFTER_NEWLINE : isWordChar(byte) ? AFTER_WORD : AFTER_OTHER
       const target = this.stateOf(this.closure(stepped, after, -1, false), after)
       next = target < 0 ? MATCHED : target * this.classes + 1
     }

@@ -5,7 +5,8 @@ import { cpText, rangesText } from './ranges'
 import type { AssertKind, ClassSet, Flags, RegexNode } from './tree'
 import { CASE_BIT, isLower, isUpper } from '../values/chars'
 
-function utf8Of(cp: number): number[] {
+/** The UTF-8 bytes of a code point (a literal above 0x7f in byte mode). */
+export function utf8Of(cp: number): number[] {
   return Array.from(new TextEncoder().encode(String.fromCodePoint(cp)))
 }
 
