@@ -345,9 +345,12 @@ function readAuditLog(file: string, scoring: Set<number>): Map<string, Audited> 
 const numberOrNull = (text: string | undefined) =>
   text !== undefined && /^-?\d+$/.test(text) ? Number(text) : null
 
+/** What the reference needs of Debian's Apache, ModSecurity and CRS packages. */
+const REFERENCE_FILES = [APACHE, RULES, CRS_SETUP, MODSECURITY_CONF]
+
 /** Whether Debian's Apache, ModSecurity and CRS are installed, so the reference can run here. */
 export function referenceInstalled(): boolean {
-  return [APACHE, RULES, CRS_SETUP, MODSECURITY_CONF].every((needed) => existsSync(needed))
+  return REFERENCE_FILES.every((needed) => existsSync(needed))
 }
 
 /**
@@ -632,7 +635,7 @@ async function main(): Promise<void> {
   })
   if (!referenceInstalled())
     throw new Error(
-      `${[APACHE, RULES, CRS_SETUP, MODSECURITY_CONF].find((needed) => !existsSync(needed))} is ` +
+      `${REFERENCE_FILES.find((needed) => !existsSync(needed))} is ` +
         'missing: apt-get install apache2 libapache2-mod-security2 modsecurity-crs',
     )
   const records = readCorpus(resolve(values.corpus))
