@@ -61,7 +61,8 @@ test('Managed rules: a reload keeps the zone, the open deployment and the unsave
   await page.reload()
   expect(dialogs).toContain('beforeunload')
   await expect(page.getByLabel('Zone')).toHaveValue(zoneId)
-  expect(hash(page)).toBe(deploymentAddress)
+  // While the screen loads the zone, the address names no deployment yet.
+  await expect.poll(() => hash(page)).toBe(deploymentAddress)
   await expect(page.getByText('Unsaved changes')).toBeVisible()
   await expect(editor.getByRole('list', { name: 'Tag overrides' })).toContainText('wordpress')
 

@@ -60,8 +60,6 @@ export interface ZoneScreenState {
   readonly step?: string | null
   /** Edits not saved yet, for a screen whose changes are drafts until saved. */
   readonly dirty?: boolean
-  /** Whether the screen is still loading the zone (and the step the address asked for). */
-  readonly loading?: boolean
   discard?(): void
   /** Chooses the zone and loads what the screen shows of it, opening the step asked for. */
   select(zoneId: string, step?: string | null): unknown
