@@ -274,49 +274,31 @@ export class ScannedInput {
   }
 }
 
-// Recently scanned inputs: a request's values are each tried by many patterns in turn, and some
-// are equal (a query and its decoded form when there is nothing to decode). A ring of inputs,
-// reused oldest first, large enough for the values a request scans. It is searched by comparing
-// strings rather than through a map: a request's values are new strings, and hashing each one to
-// look it up would read it whole, as scanning it does.
-const RECENT = 32
-const recent: ScannedInput[] = []
-/** the length of each ring input's value, compared first: most values differ in length */
-const recentLengths = new Int32Array(RECENT).fill(-1)
-let recentNext = 0
-/** the slot asked for last, and for each slot the one asked for after it the last time */
-let recentLast = 0
-const recentFollower = new Int32Array(RECENT)
+// Recently scanned inputs, by value: a request's values are each tried by many patterns in turn,
+// and some are equal (a query and its decoded form when there is nothing to decode). Up to
+// SCANNED_LIMIT are kept; then all are let go at once and their inputs reused, since allocating an
+// input's typed array costs more than most scans. A map's lookup hashes a new string once (V8
+// keeps the hash in the string), far less than scanning it; a ring searched by comparing strings
+// thrashed once a request's values outnumbered it (multiMatch's steps, paranoia level 4).
+const SCANNED_LIMIT = 256
+const scanned = new Map<string, ScannedInput>()
+const spareInputs: ScannedInput[] = []
 
 /**
- * The scanned form of `binary`, shared with the last patterns tried on an equal value; it holds
- * `binary` until RECENT other values have been asked for (check its `binary` before reusing it).
+ * The scanned form of `binary`, shared with the patterns tried on an equal value; it holds
+ * `binary` until SCANNED_LIMIT other values have been asked for (check its `binary` before
+ * reusing it).
  */
 export function scannedInput(binary: string): ScannedInput {
-  const length = binary.length
-  // Patterns run one after the other over the same values in the same order: the value asked for
-  // after the last one is, most often, the one asked for after it before.
-  const predicted = recentFollower[recentLast]!
-  if (recentLengths[predicted] === length && recent[predicted]!.binary === binary)
-    return recentAt(predicted)
-  for (let i = 0; i < RECENT; i++) {
-    if (recentLengths[i] !== length) continue
-    const input = recent[i]!
-    if (input.binary === binary) return recentAt(i)
+  let input = scanned.get(binary)
+  if (input !== undefined) return input
+  if (scanned.size >= SCANNED_LIMIT) {
+    for (const kept of scanned.values()) spareInputs.push(kept)
+    scanned.clear()
   }
-  const slot = recentNext
-  const input = (recent[slot] ??= new ScannedInput())
-  recentLengths[slot] = length
-  recentNext = (recentNext + 1) % RECENT
-  recentAt(slot)
-  return input.reset(binary)
-}
-
-/** Notes that the ring's input at `slot` was asked for after the last one, and answers it. */
-function recentAt(slot: number): ScannedInput {
-  recentFollower[recentLast] = slot
-  recentLast = slot
-  return recent[slot]!
+  input = (spareInputs.pop() ?? new ScannedInput()).reset(binary)
+  scanned.set(binary, input)
+  return input
 }
 
 /**
