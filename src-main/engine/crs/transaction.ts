@@ -2,7 +2,13 @@
 // order): its collections, TX, MATCHED_VAR, and what the scoring rules did, as ModSecurity 2.9.7
 // keeps them (apache2/re.c of https://github.com/owasp-modsecurity/ModSecurity/tree/v2/master).
 
-import { keySelector, SCORE_VARIABLE, type CompiledRule, type Operator } from './compiled-rule'
+import {
+  keySelector,
+  SCORE_VARIABLE,
+  type CompiledRule,
+  type Operator,
+  type OperatorTest,
+} from './compiled-rule'
 import type { GateIndex } from './literal-gate'
 import { templateOf } from './macros'
 import type { CrsSetvar, CrsVariable } from './program'
@@ -144,38 +150,46 @@ export class Transaction {
     const { rule } = compiled
     const targets = this.targets(compiled)
     const test = compiled.fixedTest
-    if (test !== undefined) {
-      const negated = rule.operator.negated
-      let matched = false
-      for (const target of this.transformedTargetsOf(compiled, targets)) {
-        if (test(target[1]) === negated) continue
-        matched = true
-        this.onMatch(compiled, target, undefined)
-      }
-      return matched
-    }
     const operator =
-      compiled.fixedOperator ?? compiled.operator(this.expand(rule.operator.parameter, compiled))
-    const negated = rule.operator.negated
+      test !== undefined
+        ? undefined
+        : (compiled.fixedOperator ??
+          compiled.operator(this.expand(rule.operator.parameter, compiled)))
     let matched = false
     if (!rule.multiMatch) {
-      for (const target of this.transformedTargetsOf(compiled, targets)) {
-        const result = operator(target[1])
-        if ((result === undefined) !== negated) continue
-        matched = true
-        this.onMatch(compiled, target, negated ? undefined : result)
-      }
+      for (const target of this.transformedTargetsOf(compiled, targets))
+        if (this.tryValue(compiled, test, operator, target[0], target[1], target)) matched = true
       return matched
     }
-    for (const target of targets) {
-      for (const value of this.transformations.each(target[1], compiled)) {
-        const result = operator(value)
-        if ((result === undefined) !== negated) continue
-        matched = true
-        this.onMatch(compiled, [target[0], value], negated ? undefined : result)
-      }
-    }
+    for (const target of targets)
+      for (const value of this.transformations.each(target[1], compiled))
+        if (this.tryValue(compiled, test, operator, target[0], value, undefined)) matched = true
     return matched
+  }
+
+  /**
+   * Gives one value to the rule's test, or else its operator, and runs the rule's actions when it
+   * matches; `entry`: the value's entry when there is one already.
+   */
+  private tryValue(
+    compiled: CompiledRule,
+    test: OperatorTest | undefined,
+    operator: Operator | undefined,
+    name: string,
+    value: string,
+    entry: Entry | undefined,
+  ): boolean {
+    const negated = compiled.rule.operator.negated
+    let captures: string[] | undefined
+    if (test !== undefined) {
+      if (test(value) === negated) return false
+    } else {
+      captures = operator!(value)
+      if ((captures === undefined) !== negated) return false
+      if (negated) captures = undefined
+    }
+    this.onMatch(compiled, entry ?? [name, value], captures)
+    return true
   }
 
   /** A plain @rx rule with a gate: run on the values its group's scan admits, if any. */
@@ -190,20 +204,11 @@ export class Transaction {
     if (admitted === undefined) return false
     const values = this.transformedTargetsOf(compiled, this.targets(compiled))
     const test = compiled.fixedTest
-    const operator = compiled.fixedOperator!
+    const operator = test === undefined ? compiled.fixedOperator : undefined
     let matched = false
     for (const index of admitted) {
       const target = values[index]!
-      if (test !== undefined) {
-        if (!test(target[1])) continue
-        matched = true
-        this.onMatch(compiled, target, undefined)
-        continue
-      }
-      const result = operator(target[1])
-      if (result === undefined) continue
-      matched = true
-      this.onMatch(compiled, target, result)
+      if (this.tryValue(compiled, test, operator, target[0], target[1], target)) matched = true
     }
     return matched
   }
