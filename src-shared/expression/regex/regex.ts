@@ -127,6 +127,9 @@ class Re2Regex implements CompiledRegex {
   }
 
   test(binary: string): boolean {
+    // The DFA's or the shortcut's one pass costs less than scanning the value for the prefilter
+    // (docs/decisions/0002-re2js.md).
+    if (this.dfa !== undefined || this.shortcut !== undefined) return this.run(binary)
     return (
       (this.prefilter === undefined || this.prefilter.admits(scannedInput(binary))) &&
       this.run(binary)
