@@ -65,10 +65,11 @@ export class TransformationCache {
   each(value: string, compiled: CompiledRule): string[] {
     const names = compiled.rule.transformations
     if (names.length === 0) return []
+    const row = this.row(value)
     const values = [value]
     let current = value
     for (let i = 0; i < names.length; i++) {
-      const next = this.step(value, compiled, i, current)
+      const next = this.step(row, value, compiled, i, current)
       if (reportsChange(names[i]!, current, next)) values.push(next)
       current = next
     }
@@ -76,8 +77,13 @@ export class TransformationCache {
   }
 
   /** The chain's step `i` applied to `current` (`value` after the steps before it), remembered. */
-  private step(value: string, compiled: CompiledRule, i: number, current: string): string {
-    const row = this.row(value)
+  private step(
+    row: Row,
+    value: string,
+    compiled: CompiledRule,
+    i: number,
+    current: string,
+  ): string {
     if (current === value && (row.classes & compiled.transformationScopes[i]!) === 0) return value
     const results = (row.results ??= new Array<undefined>(this.prefixes))
     const prefix = compiled.prefixSlots[i]!
