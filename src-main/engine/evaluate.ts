@@ -82,9 +82,12 @@ export class Run {
     crs: PlannedCrs,
     skipped: ReadonlySet<string> | undefined,
   ): CrsResult {
-    const skippedIds = target.rules
-      .filter((planned) => planned.crsId !== undefined && skipped?.has(planned.rule.id))
-      .map((planned) => planned.crsId!)
+    const skippedIds =
+      skipped === undefined
+        ? []
+        : target.rules
+            .filter((planned) => planned.crsId !== undefined && skipped.has(planned.rule.id))
+            .map((planned) => planned.crsId!)
     const cached = skippedIds.length === 0 ? this.crsRuns.get(crs) : undefined
     if (cached !== undefined) return cached
     this.crsRequest ??= crsRequestOf(this.ctx)
@@ -241,7 +244,11 @@ function runRuleset(
       ? undefined
       : run.crs(target, target.crs, skippedRules)
   const crsMatches: CrsMatch[] = []
-  for (let i = 0; i < rules.length; i++) {
+  // Untraced, a CRS scoring rule without a match does nothing: only the others are visited.
+  const visited = parent === undefined && crs !== undefined ? rulesToVisit(target, crs) : undefined
+  const count = visited?.length ?? rules.length
+  for (let k = 0; k < count; k++) {
+    const i = visited === undefined ? k : visited[k]!
     const planned = rules[i]!
     const { rule, effective } = planned
     const node: TraceNode | undefined = parent
@@ -345,6 +352,18 @@ function runRuleset(
       if (node) node.effect = 'terminated the request'
     } else if (node) node.effect = 'logged'
   }
+}
+
+/** The indexes, in order, of a CRS ruleset's rules that its program's matches and the rest name. */
+function rulesToVisit(target: PlannedRuleset, crs: CrsResult): readonly number[] {
+  const { scoringRules, otherRules } = target.crs!
+  if (crs.matches.size === 0) return otherRules
+  const visited = [...otherRules]
+  for (const crsId of crs.matches.keys()) {
+    const index = scoringRules.get(crsId)
+    if (index !== undefined) visited.push(index)
+  }
+  return visited.sort((a, b) => a - b)
 }
 
 function runManagedPhase(plan: Plan, run: Run): void {

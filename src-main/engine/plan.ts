@@ -46,6 +46,10 @@ export interface PlannedCrs {
   paranoiaLevel: number
   /** CRS ids of the scoring rules its overrides disable */
   disabled: ReadonlySet<number>
+  /** by CRS id: the index of the ruleset's scoring rule standing for it */
+  scoringRules: ReadonlyMap<number, number>
+  /** the indexes of the ruleset's other rules (the anomaly rule), which every request runs */
+  otherRules: readonly number[]
 }
 
 export interface PlannedRuleset {
@@ -147,9 +151,15 @@ function planCrs(bundle: CrsBundle, rules: readonly PlannedRule[]): PlannedCrs {
     runners.set(bundle, runner)
   }
   const disabled = new Set<number>()
+  const scoringRules = new Map<number, number>()
+  const otherRules: number[] = []
   let paranoiaLevel = 1
-  for (const planned of rules) {
-    if (planned.crsId === undefined || planned.score === undefined) continue
+  for (const [index, planned] of rules.entries()) {
+    if (planned.crsId === undefined || planned.score === undefined) {
+      otherRules.push(index)
+      continue
+    }
+    scoringRules.set(planned.crsId, index)
     if (!planned.effective.enabled) {
       disabled.add(planned.crsId)
       continue
@@ -159,7 +169,7 @@ function planCrs(bundle: CrsBundle, rules: readonly PlannedRule[]): PlannedCrs {
       ?.slice('paranoia-level-'.length)
     paranoiaLevel = Math.max(paranoiaLevel, Number(level) || 1)
   }
-  return { runner, paranoiaLevel, disabled }
+  return { runner, paranoiaLevel, disabled, scoringRules, otherRules }
 }
 
 function planRuleset(

@@ -22,6 +22,7 @@ import {
   type TraceNode,
 } from '../../../src-main/engine'
 import { ManagedCatalog, readCatalogFiles } from '../../../src-main/zones/rulesets/catalog'
+import { describeRequest, type CorpusRecord } from '../crs/corpus'
 
 const ROOT = resolve(import.meta.dirname, '../../..')
 const catalog = new ManagedCatalog(readCatalogFiles(resolve(ROOT, 'resources')))
@@ -875,6 +876,54 @@ describe('OWASP anomaly scoring', () => {
       }
       expect(totals[0]).toBe(25)
       for (let i = 1; i < totals.length; i++) expect(totals[i]).toBeGreaterThan(totals[i - 1]!)
+    })
+
+    it('decides every request of the CRS corpus the same without a trace as with one', () => {
+      // Untraced, the engine visits only the CRS rules that matched (evaluate.ts): the events,
+      // scores, payloads and outcome must be those of the traced run, which visits every rule.
+      const corpus = readFileSync(resolve(ROOT, 'tests/fixtures/crs/crs-tests.ndjson'), 'utf8')
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => JSON.parse(line) as CorpusRecord)
+        .filter((record) => record.wb_ok)
+        .filter((_, index) => index % 4 === 0)
+        .map(describeRequest)
+      const php = [...owaspRule.values()].find((r) => r.description.startsWith('933100:'))!.id
+      const xss = [...owaspRule.values()].find((r) => r.description.startsWith('941100:'))!.id
+      const zones = [1, 4].map((level) =>
+        build({
+          zone: [
+            skip(
+              'skip-933100',
+              { rules: { [OWASP]: [php] } },
+              { expression: 'http.request.method eq "POST"' },
+            ),
+            execute('owasp', OWASP, undefined, {
+              action_parameters: {
+                id: OWASP,
+                overrides: {
+                  ...paranoia(level, 5),
+                  rules: [
+                    { id: ANOMALY, score_threshold: 5 },
+                    { id: xss, enabled: false },
+                  ],
+                },
+                matched_data: { public_key: 'key' },
+              },
+            }),
+          ],
+        }),
+      )
+      let blocked = 0
+      for (const zone of zones) {
+        for (const request of [...corpus, OWASP_ATTACK]) {
+          const traced = run(zone, request)
+          const untraced = run(zone, request, false)
+          expect({ ...untraced, trace: [] }).toEqual({ ...traced, trace: [] })
+          if (traced.outcome === 'blocked') blocked++
+        }
+      }
+      expect(blocked).toBeGreaterThan(corpus.length)
     })
 
     it('a ruleset-level action reaches only the anomaly rule: scoring rules keep scoring', () => {
