@@ -299,7 +299,7 @@ export class Transaction {
       const { collection, key } = part
       switch (collection) {
         case 'TX':
-          out += this.tx.get(key.toLowerCase()) ?? ''
+          out += this.tx.get(lowerKey(key)) ?? ''
           break
         case 'RULE':
           out += key.toLowerCase() === 'id' ? String(compiled.id ?? '') : ''
@@ -377,7 +377,7 @@ export class Transaction {
     for (let index = 0; index < variables.length; index++) {
       const variable = variables[index]!
       const values = this.variableValues(variable, compiled.variableSlots[index]!, compiled)
-      if (variable.count) targets.push([`&${variable.collection}`, String(values.length)])
+      if (variable.count) targets.push(countOf(variable.collection, values.length))
       else if (variable.exclude) {
         if (values.length > 0) targets = withoutKeys(targets, values)
       } else for (let i = 0; i < values.length; i++) targets.push(values[i]!)
@@ -400,7 +400,7 @@ export class Transaction {
   private collection(variable: CrsVariable, compiled: CompiledRule): Entry[] {
     const name = variable.collection
     if (name === 'TX' && variable.key !== undefined) {
-      const key = variable.key.toLowerCase()
+      const key = lowerKey(variable.key)
       const value = this.tx.get(key)
       return value === undefined ? [] : [[`TX:${key}`, value]]
     }
@@ -429,7 +429,7 @@ export class Transaction {
     if (variable.keyPattern !== undefined) {
       const selects = keySelector(variable.keyPattern, compiled)
       selected = all.filter(([k]) => selects(k))
-    } else selected = this.withKey(all, variable.key!.toLowerCase())
+    } else selected = this.withKey(all, lowerKey(variable.key!))
     for (let i = 0; i < selected.length; i++) {
       const [k, v] = selected[i]!
       named.push([`${name}:${k}`, v])
@@ -525,6 +525,32 @@ function withoutKeys(targets: Entry[], excluded: Entry[]): Entry[] {
     if (!keys.has(target[0].toLowerCase())) kept.push(target)
   }
   return kept
+}
+
+/**
+ * A `:name` of the program (a selector's, a macro's) lower-cased once: the same few come back
+ * request after request, and a new string would be hashed anew by every lookup.
+ */
+const lowerKeys = new Map<string, string>()
+function lowerKey(key: string): string {
+  let lower = lowerKeys.get(key)
+  if (lower === undefined) {
+    lower = key.toLowerCase()
+    lowerKeys.set(key, lower)
+  }
+  return lower
+}
+
+/** `&COLLECTION`'s target: its name and the number of values, both made once. */
+const countNames = new Map<string, string>()
+const COUNTS = Array.from({ length: 64 }, (_, n) => String(n))
+function countOf(collection: string, count: number): Entry {
+  let name = countNames.get(collection)
+  if (name === undefined) {
+    name = `&${collection}`
+    countNames.set(collection, name)
+  }
+  return [name, COUNTS[count] ?? String(count)]
 }
 
 /** SecAction's one target: the operator always matches it. */
