@@ -532,23 +532,33 @@ const SQL_TAUTOLOGY: CrsRegex = {
       }
       const wordStart = i
       while (isWord(value, i)) i++
-      const word = value.slice(wordStart, i)
-      const end = comparisonEnd(value, word, i)
+      const end = comparisonEnd(value, wordStart, i)
       if (end !== undefined) {
         let start = wordStart
         while (isFiller(value, start - 1)) start--
-        return [value.slice(start, end), word]
+        return [value.slice(start, end), value.slice(wordStart, i)]
       }
     }
     return undefined
   },
 }
 
-/** Where a comparison of `word` (ending at `from`) with the next word ends, if it is one. */
-function comparisonEnd(value: string, word: string, from: number): number | undefined {
+/** The first characters of the operators (`<`, `not`, `is`, `>`, `!=`, `^`, `sounds`, …, `=`). */
+const OPERATOR_STARTS = new Uint8Array(256)
+for (const c of '<>!^=nislrNISLR') OPERATOR_STARTS[c.charCodeAt(0)] = 1
+
+/**
+ * Where a comparison of the word at `wordStart`..`from` with the next word ends, if it is one.
+ * Most words are followed by no operator at all: they are passed over before any is tried.
+ */
+function comparisonEnd(value: string, wordStart: number, from: number): number | undefined {
   let at = from
   while (isFiller(value, at)) at++
-  for (const equal of [false, true]) {
+  const first = value.charCodeAt(at)
+  if (!(first <= 0xff && OPERATOR_STARTS[first] === 1)) return undefined
+  const word = value.slice(wordStart, from)
+  for (let kind = 0; kind < 2; kind++) {
+    const equal = kind === 1
     const operator = operatorLength(value, at, equal)
     if (operator < 0) continue
     for (const length of operatorLengths(value, at, operator, equal)) {
