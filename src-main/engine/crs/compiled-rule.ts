@@ -2,7 +2,7 @@
 // resolved, and the slots of the request's caches it shares with rules reading the same targets.
 
 import { compileOperator, compileOperatorTest } from './operators'
-import type { CrsRule, CrsVariable } from './program'
+import type { CrsRule, CrsSetvar, CrsVariable } from './program'
 import { transformation, type Transformation } from './transformations'
 import { scopeOf } from './transformation-scope'
 
@@ -29,6 +29,11 @@ export interface CompiledRule {
    * TX:0-9 no rule reads (capture-reads.ts), whose match the trace alone may ask for later
    */
   fixedTest: OperatorTest | undefined
+  /**
+   * the setvars a match runs: those of TX some rule may read (a score, or a name with macros, is
+   * always kept), a name without macros lower-cased once
+   */
+  setvars: readonly CrsSetvar[]
   /** `:/regex/` selectors: whether a key is selected */
   keyPatterns: Map<string, (key: string) => boolean>
   chain: CompiledRule | undefined
@@ -72,12 +77,15 @@ const OPERATOR_CACHE_LIMIT = 16
 export const SCORE_VARIABLE = /^(?:inbound_)?anomaly_score_pl([1-4])$/
 
 /**
- * What compiling a rule needs of its program: the phrase files, the cache slots by key, and the
- * links whose captures some rule reads (capture-reads.ts).
+ * What compiling a rule needs of its program: the phrase files, the cache slots by key, the links
+ * whose captures some rule reads (capture-reads.ts), and the TX variables some rule reads
+ * (tx-reads.ts).
  */
 export interface RuleSlots {
   data: Readonly<Record<string, readonly string[]>>
   capturesRead: ReadonlySet<CrsRule>
+  /** whether some rule may read the TX variable (lower case) */
+  txRead: (key: string) => boolean
   /** the request's cache slot for a key (a target list, a target, both with transformations) */
   slot: (key: string) => number
   /** the transformation cache's number for a chain's prefix (`urldecodeuni,lowercase`) */
@@ -139,6 +147,7 @@ export function compileRule(
     operator,
     fixedOperator,
     fixedTest,
+    setvars: observedSetvars(rule, program),
     keyPatterns: new Map(),
     chain,
     skipTo: undefined,
@@ -155,6 +164,25 @@ export function compileRule(
     gated: undefined,
     gateGroup: undefined,
   }
+}
+
+/**
+ * A rule's setvars whose writes can be seen: the other collections' are not kept here (IP, GLOBAL
+ * and SESSION hold nothing, as in the reference), and a TX variable no rule reads (CRS's
+ * per-family scores, tx.sql_injection_score…) changes nothing the result shows.
+ */
+function observedSetvars(rule: CrsRule, program: RuleSlots): CrsSetvar[] {
+  const observed: CrsSetvar[] = []
+  for (const setvar of rule.setvars ?? []) {
+    if (setvar.collection !== 'TX') continue
+    if (setvar.name.includes('%{')) {
+      observed.push(setvar)
+      continue
+    }
+    const name = setvar.name.toLowerCase()
+    if (SCORE_VARIABLE.test(name) || program.txRead(name)) observed.push({ ...setvar, name })
+  }
+  return observed
 }
 
 /** A rule whose one target is `TX:name`: its key and name, read straight from TX. */

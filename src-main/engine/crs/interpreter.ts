@@ -93,6 +93,7 @@ export class CrsProgramRunner {
       const compiled = compileRule(item, item.id, {
         data: this.bundle.data,
         capturesRead: this.capturesRead,
+        txRead: (key) => this.txReads.reads(key),
         slot: (key) => this.slot(key),
         prefix: (transformations) => numberOf(this.prefixes, transformations),
       })

@@ -222,7 +222,7 @@ export class Transaction {
         this.write(String(i), i < captures.length ? captures[i]! : undefined)
       }
     }
-    for (const setvar of rule.setvars ?? []) this.setvar(setvar, compiled, variable, captures)
+    for (const setvar of compiled.setvars) this.setvar(setvar, compiled, variable, captures)
     for (const control of rule.controls ?? []) this.control(control.name, control.value)
   }
 
@@ -232,8 +232,10 @@ export class Transaction {
     variable: Entry,
     captures: string[] | undefined,
   ): void {
-    if (setvar.collection !== 'TX') return
-    const name = this.expand(setvar.name, compiled).toLowerCase()
+    // compiled-rule.ts keeps TX's alone, their names without macros already lower-cased.
+    const name = setvar.name.includes('%{')
+      ? this.expand(setvar.name, compiled).toLowerCase()
+      : setvar.name
     if (setvar.operation === 'delete') {
       this.write(name, undefined)
       return
