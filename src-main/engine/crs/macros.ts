@@ -6,6 +6,7 @@
 export interface MacroReference {
   /** upper case */
   collection: string
+  /** lower case: ModSecurity names variables without case */
   key: string
 }
 
@@ -23,7 +24,7 @@ export function templateOf(text: string): (string | MacroReference)[] {
       const dot = spec.indexOf('.')
       parts.push({
         collection: (dot < 0 ? spec : spec.slice(0, dot)).toUpperCase(),
-        key: dot < 0 ? '' : spec.slice(dot + 1),
+        key: dot < 0 ? '' : spec.slice(dot + 1).toLowerCase(),
       })
       last = m.index + m[0].length
     }

@@ -233,7 +233,7 @@ class KnownTx {
       if (typeof part === 'string') return true
       switch (part.collection) {
         case 'TX':
-          return this.knows(part.key.toLowerCase())
+          return this.knows(part.key)
         case 'RULE':
           return true
         case 'MATCHED_VAR':

@@ -301,10 +301,10 @@ export class Transaction {
       const { collection, key } = part
       switch (collection) {
         case 'TX':
-          out += this.tx.get(lowerKey(key)) ?? ''
+          out += this.tx.get(key) ?? ''
           break
         case 'RULE':
-          out += key.toLowerCase() === 'id' ? String(compiled.id ?? '') : ''
+          out += key === 'id' ? String(compiled.id ?? '') : ''
           break
         case 'MATCHED_VAR':
           out += this.matchedVar?.[1] ?? ''

@@ -49,7 +49,7 @@ export class TxReads {
             if (typeof part === 'string') continue
             if (part.collection === 'TX') {
               if (part.key === '') this.all = true
-              else this.keys.add(part.key.toLowerCase())
+              else this.keys.add(part.key)
             }
             if (link === item && text === link.operator.parameter) {
               if (part.collection.startsWith('MATCHED_VAR')) earlierMatchRead = true
