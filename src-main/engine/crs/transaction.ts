@@ -45,10 +45,11 @@ export interface FoldedEffect {
 /** One request's run: its collections, TX, and what the scoring rules did. */
 export class Transaction {
   phase = 1
-  /** a target list's values after a transformation chain, by list and chain, this phase */
-  private transformedTargets: (Entry[] | undefined)[]
-  private expandedTargets: (Entry[] | undefined)[]
-  private variableCache: (Entry[] | undefined)[]
+  /**
+   * by cache slot (interpreter.ts numbers them apart): a target list's values, a target's, or a
+   * list's after a transformation chain, this phase
+   */
+  private readonly lists: (Entry[] | undefined)[]
   stopped = false
   readonly tx: Map<string, string>
   readonly removed = new Set<number>()
@@ -76,9 +77,7 @@ export class Transaction {
     private readonly phaseChange: PhaseChange,
   ) {
     this.scannedGroups = new Uint8Array(gates.groups.length)
-    this.transformedTargets = new Array<undefined>(slots)
-    this.expandedTargets = new Array<undefined>(slots)
-    this.variableCache = new Array<undefined>(slots)
+    this.lists = new Array<undefined>(slots)
     this.transformations = new TransformationCache(prefixes)
     this.tx = new Map(start.tx)
     this.matchedVar = start.matchedVar
@@ -106,11 +105,7 @@ export class Transaction {
     if (phase === this.phase) return
     this.phase = phase
     const { slots, gateGroups } = this.phaseChange
-    for (const slot of slots) {
-      this.transformedTargets[slot] = undefined
-      this.expandedTargets[slot] = undefined
-      this.variableCache[slot] = undefined
-    }
+    for (const slot of slots) this.lists[slot] = undefined
     for (const group of gateGroups) {
       this.gates.groups[group]!.forget(this.candidates)
       this.scannedGroups[group] = 0
@@ -325,10 +320,10 @@ export class Transaction {
   private transformedTargetsOf(compiled: CompiledRule, targets: Entry[]): Entry[] {
     if (compiled.transformations.length === 0) return targets
     if (compiled.dynamicTargets) return this.transform(compiled, targets)
-    let transformed = this.transformedTargets[compiled.transformedSlot]
+    let transformed = this.lists[compiled.transformedSlot]
     if (transformed === undefined) {
       transformed = this.transform(compiled, targets)
-      this.transformedTargets[compiled.transformedSlot] = transformed
+      this.lists[compiled.transformedSlot] = transformed
     }
     return transformed
   }
@@ -362,10 +357,10 @@ export class Transaction {
       return value === undefined ? NO_TARGETS : [[compiled.txName!, value]]
     }
     if (compiled.dynamicTargets) return this.expandTargets(compiled)
-    let targets = this.expandedTargets[compiled.targetsSlot]
+    let targets = this.lists[compiled.targetsSlot]
     if (targets === undefined) {
       targets = this.expandTargets(compiled)
-      this.expandedTargets[compiled.targetsSlot] = targets
+      this.lists[compiled.targetsSlot] = targets
     }
     return targets
   }
@@ -390,10 +385,10 @@ export class Transaction {
   /** One target's values; those of the request's own collections are shared between rules. */
   private variableValues(variable: CrsVariable, slot: number, compiled: CompiledRule): Entry[] {
     if (slot < 0) return this.collection(variable, compiled)
-    let values = this.variableCache[slot]
+    let values = this.lists[slot]
     if (values === undefined) {
       values = this.collection(variable, compiled)
-      this.variableCache[slot] = values
+      this.lists[slot] = values
     }
     return values
   }
