@@ -22,7 +22,7 @@ import {
   type TraceNode,
 } from '../../../src-main/engine'
 import { ManagedCatalog, readCatalogFiles } from '../../../src-main/zones/rulesets/catalog'
-import { describeRequest, type CorpusRecord } from '../crs/corpus'
+import { describeRequest, readCorpus } from '../crs/corpus'
 
 const ROOT = resolve(import.meta.dirname, '../../..')
 const catalog = new ManagedCatalog(readCatalogFiles(resolve(ROOT, 'resources')))
@@ -881,11 +881,8 @@ describe('OWASP anomaly scoring', () => {
     it('decides every request of the CRS corpus the same without a trace as with one', () => {
       // Untraced, the engine visits only the CRS rules that matched (evaluate.ts): the events,
       // scores, payloads and outcome must be those of the traced run, which visits every rule.
-      const corpus = readFileSync(resolve(ROOT, 'tests/fixtures/crs/crs-tests.ndjson'), 'utf8')
-        .split('\n')
-        .filter((line) => line.trim() !== '')
-        .map((line) => JSON.parse(line) as CorpusRecord)
-        .filter((record) => record.wb_ok)
+      const corpus = readCorpus()
+        .regression.filter((record) => record.wb_ok)
         .filter((_, index) => index % 4 === 0)
         .map(describeRequest)
       const php = [...owaspRule.values()].find((r) => r.description.startsWith('933100:'))!.id
