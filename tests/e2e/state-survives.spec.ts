@@ -57,14 +57,30 @@ test('Managed rules: a reload keeps the zone, the open deployment and the unsave
   await editor.getByRole('button', { name: 'Add tag override' }).click()
   await expect(page.getByText('Unsaved changes')).toBeVisible()
 
+  // Every address the reloaded page takes, from its first: the screen opening the zone must not
+  // write one without the deployment, even for a moment.
+  await page.addInitScript(() => {
+    const addresses = [location.hash]
+    Object.assign(window, { addresses })
+    const replaceState = history.replaceState.bind(history)
+    history.replaceState = (...args: Parameters<History['replaceState']>) => {
+      replaceState(...args)
+      addresses.push(location.hash)
+    }
+    addEventListener('hashchange', () => addresses.push(location.hash))
+  })
+
   // Reloading asks (beforeunload), and once accepted comes back to the same zone, deployment and edit.
   await page.reload()
   expect(dialogs).toContain('beforeunload')
   await expect(page.getByLabel('Zone')).toHaveValue(zoneId)
-  // While the screen loads the zone, the address names no deployment yet.
-  await expect.poll(() => hash(page)).toBe(deploymentAddress)
   await expect(page.getByText('Unsaved changes')).toBeVisible()
   await expect(editor.getByRole('list', { name: 'Tag overrides' })).toContainText('wordpress')
+  expect(hash(page)).toBe(deploymentAddress)
+  const addresses = await page.evaluate(
+    () => (window as unknown as { addresses: string[] }).addresses,
+  )
+  expect(new Set(addresses)).toEqual(new Set([deploymentAddress]))
 
   // Leaving in the app asks: Cancel keeps the screen and the draft.
   await page.getByRole('link', { name: 'Zones' }).click()
