@@ -27,6 +27,7 @@ import {
   type Prefilter,
   type ScannedInput,
 } from './prefilter'
+import { requiredLiteral } from './required-literal'
 import { shortcutOf } from './shortcuts'
 import { RegexSyntaxError } from './tree'
 
@@ -95,6 +96,7 @@ export function compileRegex(pattern: string, sizeLimit = DEFAULT_REGEX_SIZE_LIM
     prefilterOf(tree, unicode),
     unicode ? undefined : shortcutOf(tree),
     unicode ? undefined : dfaOf(tree),
+    unicode ? undefined : requiredLiteral(tree),
   )
   if (cache.size >= CACHE_LIMIT) {
     const first = cache.keys().next()
@@ -118,6 +120,8 @@ class Re2Regex implements CompiledRegex {
     private readonly shortcut: ((binary: string) => boolean) | undefined,
     /** the byte-mode test as a lazy DFA (dfa.ts), where the pattern has one */
     private readonly dfa: DfaTest | undefined,
+    /** bytes every match holds (required-literal.ts): a value without them is refused at once */
+    private readonly required: string | undefined,
   ) {
     this.groupCount = re.groupCount()
   }
@@ -166,6 +170,7 @@ class Re2Regex implements CompiledRegex {
   }
 
   private run(binary: string): boolean {
+    if (this.required !== undefined && !binary.includes(this.required)) return false
     if (this.shortcut !== undefined) return this.shortcut(binary)
     const answer = this.dfa?.(binary)
     if (answer !== undefined) return answer
