@@ -10,8 +10,9 @@
 // request's exact wire bytes on a connection of its own (as CRS's ftw runner does), reads the
 // score headers that a rule after REQUEST-949 sets, joins ModSecurity's JSON audit log by unique
 // id, and writes tests/fixtures/crs/golden-pl<N>.jsonl: per request its id, HTTP status, inbound
-// anomaly score, per-level scores, the matched scoring rules' ids (sorted, once each) and
-// ModSecurity's own time for phases 1 and 2 in microseconds (the audit log's stopwatch).
+// anomaly score, per-level scores, the matched scoring rules' ids (sorted, once each),
+// ModSecurity's own time for phases 1 and 2 in microseconds (the audit log's stopwatch) and, where
+// the audit log cannot give the rules for sure, why (`rules_unreliable`).
 // The corpus is read from tests/fixtures/crs/ unless --corpus names another folder.
 //
 // It also runs seeded values (--vectors per transformation or operator, default 100; 0 for none)
@@ -69,6 +70,12 @@ export interface GoldenRecord {
   readonly rules: readonly number[]
   /** ModSecurity's time for phases 1 and 2 (µs), from the audit log's stopwatch */
   readonly modsec_us: number | null
+  /**
+   * Set where `rules` cannot be trusted, so only the score is compared: `noid`, a rule's message
+   * was cut (at 1,023 characters) before its id, so a matched rule may be missing; `pcre`, a rule
+   * hit PCRE's match limit (its "Rule … Execution error" message names it though it did not match)
+   */
+  readonly rules_unreliable?: 'noid' | 'pcre'
 }
 
 /**
@@ -306,6 +313,7 @@ function parseReply(buffer: Buffer): Omit<Reply, 'localPort'> {
 
 interface Audited {
   rules: number[]
+  unreliable: 'noid' | 'pcre' | undefined
   requestLine: string
   remotePort: number | undefined
   us: number | null
@@ -328,12 +336,20 @@ function readAuditLog(file: string, scoring: Set<number>): Map<string, Audited> 
     }
     const id = entry.transaction?.transaction_id
     if (id === undefined) continue
-    const matched = (entry.audit_data?.messages ?? []).flatMap((m) =>
+    const messages = entry.audit_data?.messages ?? []
+    const matched = messages.flatMap((m) =>
       [...m.matchAll(/\[id "(\d+)"\]/g)].map((x) => Number(x[1])),
     )
     const stopwatch = entry.audit_data?.stopwatch
     byId.set(id, {
       rules: [...new Set(matched.filter((n) => scoring.has(n)))].sort((a, b) => a - b),
+      // A rule's message is "Warning. …" and ends with its tags; the body processors' errors carry
+      // no id and are no rule's.
+      unreliable: messages.some((m) => m.startsWith('Rule ') && m.includes('[id "'))
+        ? 'pcre'
+        : messages.some((m) => m.startsWith('Warning.') && !m.includes('[id "'))
+          ? 'noid'
+          : undefined,
       requestLine: entry.request?.request_line ?? '',
       remotePort: entry.transaction?.remote_port,
       us: stopwatch ? (stopwatch.p1 ?? 0) + (stopwatch.p2 ?? 0) : null,
@@ -417,6 +433,7 @@ async function runLevel(
       pl: pl ? pl.split(',').map(numberOrNull) : null,
       rules: entry?.rules ?? [],
       modsec_us: entry?.us ?? null,
+      ...(entry?.unreliable ? { rules_unreliable: entry.unreliable } : {}),
     }
   })
   rmSync(reference.dir, { recursive: true, force: true })

@@ -19,7 +19,7 @@ import { compileRule, type CompiledRule } from './compiled-rule'
 import { GateIndex } from './literal-gate'
 import { isMarker, type CrsBundle, type CrsRule } from './program'
 import type { CrsRequest } from './request'
-import { readsBody } from './request-collections'
+import { changesInPhase2 } from './request-collections'
 import type { CrsResult, CrsRunOptions } from './run-result'
 import { planRun, type FoldedRun, type PhaseItems, type RunPlan } from './run-plan'
 import { Transaction, type PhaseChange, type TxWrite } from './transaction'
@@ -42,8 +42,11 @@ export class CrsProgramRunner {
   private readonly prefixes = new Map<string, number>()
   /** the plain @rx rules with a gate, by group (literal-gate.ts) */
   private readonly gates = new GateIndex()
-  /** the cache slots of values that come from the body: phase 2 computes them again */
-  private readonly bodySlots = new Set<number>()
+  /**
+   * the cache slots of values that may change in phase 2 (the body's, the path's:
+   * request-collections.ts): phase 2 computes them again
+   */
+  private readonly phase2Slots = new Set<number>()
   private readonly phaseChange: PhaseChange
   /** the links whose TX:0-9 some rule reads: the others only test their values */
   private readonly capturesRead: ReadonlySet<CrsRule>
@@ -63,17 +66,17 @@ export class CrsProgramRunner {
     this.txReads = new TxReads(bundle.program.items)
     this.phases = [1, 2].map((phase) => this.compilePhase(phase))
     this.gates.seal()
-    this.phaseChange = { slots: [...this.bodySlots], gateGroups: this.gates.bodyGroups }
+    this.phaseChange = { slots: [...this.phase2Slots], gateGroups: this.gates.phase2Groups }
   }
 
-  /** Marks the slots of a rule's targets that read the body; true when it reads some. */
-  private noteBody(compiled: CompiledRule): boolean {
+  /** Marks the slots of a rule's targets that change in phase 2; true when some do. */
+  private notePhase2(compiled: CompiledRule): boolean {
     const variables = compiled.rule.variables
-    if (!variables.some((variable) => readsBody(variable.collection))) return false
-    this.bodySlots.add(compiled.targetsSlot)
-    this.bodySlots.add(compiled.transformedSlot)
+    if (!variables.some((variable) => changesInPhase2(variable.collection))) return false
+    this.phase2Slots.add(compiled.targetsSlot)
+    this.phase2Slots.add(compiled.transformedSlot)
     variables.forEach((variable, index) => {
-      if (readsBody(variable.collection)) this.bodySlots.add(compiled.variableSlots[index]!)
+      if (changesInPhase2(variable.collection)) this.phase2Slots.add(compiled.variableSlots[index]!)
     })
     return true
   }
@@ -99,7 +102,7 @@ export class CrsProgramRunner {
       })
       if (item.skipAfter !== undefined) compiled.skipTo = markers.get(item.skipAfter)
       for (let link: CompiledRule | undefined = compiled; link; link = link.chain) {
-        this.gates.add(link, this.noteBody(link))
+        this.gates.add(link, this.notePhase2(link))
       }
       return compiled
     })

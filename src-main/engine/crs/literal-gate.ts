@@ -41,13 +41,13 @@ export function regexGate(rule: CrsRule): Clause | undefined {
  */
 export class GateIndex {
   readonly groups: GateGroup[] = []
-  /** the groups whose values come from the body, which phase 2 scans again */
-  readonly bodyGroups: number[] = []
+  /** the groups whose values may change in phase 2, which it scans again */
+  readonly phase2Groups: number[] = []
   private readonly groupOf = new Map<number, number>()
   private gatedRules = 0
 
-  /** Adds a rule if it is a plain @rx with a gate; `fromBody`: its values come from the body. */
-  add(compiled: CompiledRule, fromBody: boolean): void {
+  /** Adds a rule if it is a plain @rx with a gate; `changesInPhase2`: its values may. */
+  add(compiled: CompiledRule, changesInPhase2: boolean): void {
     const gate = compiled.dynamicTargets ? undefined : regexGate(compiled.rule)
     if (gate === undefined || compiled.fixedOperator === undefined) return
     let group = this.groupOf.get(compiled.transformedSlot)
@@ -55,7 +55,7 @@ export class GateIndex {
       group = this.groups.length
       this.groups.push(new GateGroup())
       this.groupOf.set(compiled.transformedSlot, group)
-      if (fromBody) this.bodyGroups.push(group)
+      if (changesInPhase2) this.phase2Groups.push(group)
     }
     compiled.gated = this.gatedRules++
     compiled.gateGroup = group

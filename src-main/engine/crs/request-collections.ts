@@ -7,11 +7,11 @@ import {
   parseArguments,
   parseCookies,
   parseJson,
-  parseMultipart,
   parseXml,
   type CrsRequest,
   type Entry,
 } from './request'
+import { parseMultipart } from './multipart'
 
 /** A request's collections other than those the rules change (TX, MATCHED_VAR…). */
 export class RequestCollections {
@@ -21,6 +21,8 @@ export class RequestCollections {
   forceBody = false
   private body: BodyCollections | undefined
   private readonly fixed = new Map<string, Entry[]>()
+  /** the collections of the path as Apache leaves it for phase 2 (PHASE_2_PATH_COLLECTIONS) */
+  private readonly phase2Paths = new Map<string, Entry[]>()
 
   constructor(private readonly request: CrsRequest) {
     const type = this.header('content-type') ?? ''
@@ -37,6 +39,7 @@ export class RequestCollections {
     if (phase >= 2) {
       const value = this.bodyCollections().get(name)
       if (value !== undefined) return value
+      if (PHASE_2_PATH_COLLECTIONS.has(name)) return this.phase2PathEntries(name)
     } else if (BODY_COLLECTIONS.has(name)) {
       return name === 'ARGS' || name === 'ARGS_NAMES' ? this.queryCollection(name) : []
     }
@@ -53,18 +56,31 @@ export class RequestCollections {
     return fixed
   }
 
+  private phase2PathEntries(name: string): Entry[] {
+    let entries = this.phase2Paths.get(name)
+    if (entries === undefined) {
+      const uri = this.request.uri
+      const q = uri.indexOf('?')
+      entries = this.requestCollection(name, apachePath(q < 0 ? uri : uri.slice(0, q)))
+      this.phase2Paths.set(name, entries)
+    }
+    return entries
+  }
+
   private queryCollection(name: string): Entry[] {
     const args = this.requestEntries('ARGS_GET')
     return name === 'ARGS' ? args : args.map(([k]) => [k, k])
   }
 
-  private requestCollection(name: string): Entry[] {
+  /** A collection of the request line and headers; `path`: the request's, unless given. */
+  private requestCollection(name: string, givenPath?: string): Entry[] {
     const r = this.request
     const q = r.uri.indexOf('?')
-    const path = q < 0 ? r.uri : r.uri.slice(0, q)
+    const path = givenPath ?? (q < 0 ? r.uri : r.uri.slice(0, q))
     switch (name) {
       case 'ARGS_GET':
-        return parseArguments(q < 0 ? '' : r.uri.slice(q + 1))
+        // add_argument() (msc_parsers.c) keeps no more than SecArgumentsLimit arguments in all.
+        return parseArguments(q < 0 ? '' : r.uri.slice(q + 1)).slice(0, ARGUMENTS_LIMIT)
       case 'ARGS_GET_NAMES':
         return this.requestEntries('ARGS_GET').map(([k]) => [k, k])
       case 'QUERY_STRING':
@@ -84,7 +100,7 @@ export class RequestCollections {
       case 'REQUEST_BASENAME':
         return scalar(path.slice(path.lastIndexOf('/') + 1))
       case 'REQUEST_URI':
-        return scalar(r.uri)
+        return scalar(q < 0 ? path : path + r.uri.slice(q))
       case 'REQUEST_URI_RAW':
         return scalar(r.line === undefined ? r.uri : (lineParts(r.line)[1] ?? ''))
       case 'REQUEST_LINE':
@@ -122,19 +138,15 @@ export class RequestCollections {
         error = parsed.error
         xml = parsed
       } else if (this.bodyProcessor === 'MULTIPART') {
-        const boundary = /boundary\s*=\s*"?([^";,]+)"?/i.exec(
-          this.header('content-type') ?? '',
-        )?.[1]
-        if (boundary === undefined) error = true
-        else {
-          const parsed = parseMultipart(body, boundary)
-          args = parsed.args
-          error = parsed.error
-          multipart = parsed
-        }
+        const parsed = parseMultipart(body, this.header('content-type') ?? '')
+        args = parsed.args
+        error = parsed.error
+        multipart = parsed
       }
     }
     const get = this.requestEntries('ARGS_GET')
+    // The body's arguments come after the query's, up to SecArgumentsLimit in all.
+    args = args.slice(0, Math.max(0, ARGUMENTS_LIMIT - get.length))
     const names = (entries: Entry[]): Entry[] => entries.map(([k]) => [k, k])
     collections.set('ARGS_POST', args)
     collections.set('ARGS_POST_NAMES', names(args))
@@ -156,8 +168,12 @@ export class RequestCollections {
       ...xml.text.map((v): Entry => ['/*', v]),
       ...xml.attributes.map((v): Entry => ['//@*', v]),
     ])
+    // modsecurity_request_body_end(): the URLENCODED processor always keeps the raw body; with
+    // ctl:forceRequestBodyVariable (901340, 920480) so does a body no processor took, or one whose
+    // processor failed (REQBODY_ERROR): only a processor that succeeded leaves it out.
     const bodyVisible =
-      this.bodyProcessor === 'URLENCODED' || (this.forceBody && this.bodyProcessor === undefined)
+      this.bodyProcessor === 'URLENCODED' ||
+      (this.forceBody && (this.bodyProcessor === undefined || error))
     collections.set('REQUEST_BODY', bodyVisible ? [['', body]] : [])
     collections.set('REQUEST_BODY_LENGTH', [['', String(body.length)]])
     this.body = collections
@@ -167,14 +183,75 @@ export class RequestCollections {
 
 type BodyCollections = Map<string, Entry[]>
 
+/** ModSecurity 2.9.7's SecArgumentsLimit by default (ARGUMENTS_LIMIT), which the reference keeps. */
+const ARGUMENTS_LIMIT = 1000
+
 /** A collection of one value, without a key. */
 function scalar(value: string): Entry[] {
   return [['', value]]
 }
 
-/** Whether a collection's values come from the body in phase 2 (so differ between the phases). */
-export function readsBody(collection: string): boolean {
-  return BODY_COLLECTIONS.has(collection)
+/**
+ * Whether a collection's values may differ between the phases: they come from the body in phase
+ * 2, or from the path Apache rewrites before it.
+ */
+export function changesInPhase2(collection: string): boolean {
+  return BODY_COLLECTIONS.has(collection) || PHASE_2_PATH_COLLECTIONS.has(collection)
+}
+
+/**
+ * The collections ModSecurity reads from r->parsed_uri.path (re_variables.c), which Apache
+ * rewrites in place (ap_process_request_internal) after phase 1 and before phase 2 (the fixups
+ * hook): phase 1 sees the path as sent, phase 2 as apachePath leaves it.
+ */
+const PHASE_2_PATH_COLLECTIONS = new Set(['REQUEST_FILENAME', 'REQUEST_BASENAME', 'REQUEST_URI'])
+
+/** RFC 3986's unreserved characters, which Apache decodes before removing dot segments. */
+const isUnreserved = (c: number) =>
+  (c >= 0x30 && c <= 0x39) ||
+  (c >= 0x41 && c <= 0x5a) ||
+  (c >= 0x61 && c <= 0x7a) ||
+  c === 0x2d ||
+  c === 0x2e ||
+  c === 0x5f ||
+  c === 0x7e
+
+const PERCENT_ESCAPE = /%(..)?/gs
+const HEX_PAIR = /^[0-9a-fA-F]{2}$/
+
+/**
+ * The path as Apache 2.4 leaves it for phase 2: ap_normalize_path decodes the `%XX` of unreserved
+ * characters, merges `//` and removes `.` and `..` segments (RFC 3986 §5.2.4); ap_unescape_url
+ * then decodes every other `%XX` once. A path Apache refuses (a `%` without two hex digits,
+ * `%00`, `%2F`, `..` above the root) gets no phase 2: it is returned as it is.
+ */
+export function apachePath(path: string): string {
+  if (!path.startsWith('/')) return path
+  let refused = false
+  const unreservedDecoded = path.replace(PERCENT_ESCAPE, (escape, hex: string | undefined) => {
+    if (hex === undefined || !HEX_PAIR.test(hex)) refused = true
+    else if (isUnreserved(parseInt(hex, 16))) return String.fromCharCode(parseInt(hex, 16))
+    return escape
+  })
+  if (refused) return path
+  const segments: string[] = []
+  const parts = unreservedDecoded.slice(1).split('/')
+  let endsInSlash = false
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!
+    endsInSlash = i === parts.length - 1 && (part === '' || part === '.' || part === '..')
+    if (part === '..') {
+      if (segments.length === 0) return path
+      segments.pop()
+    } else if (part !== '' && part !== '.') segments.push(part)
+  }
+  const normal = `/${segments.join('/')}${endsInSlash && segments.length > 0 ? '/' : ''}`
+  const decoded = normal.replace(PERCENT_ESCAPE, (_, hex: string) => {
+    const c = parseInt(hex, 16)
+    if (c === 0 || c === 0x2f) refused = true
+    return String.fromCharCode(c)
+  })
+  return refused ? path : decoded
 }
 
 /** A request line's method, target and protocol, as Apache splits it at spaces and tabs. */

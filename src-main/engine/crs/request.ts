@@ -3,7 +3,7 @@
 // msc_json.c, msc_xml.c of https://github.com/owasp-modsecurity/ModSecurity/tree/v2/master).
 // Everything is built from the evaluation context the rest of the engine uses, on first use.
 
-import { RAW_REQUEST_LINE, type EvaluationContext } from '@shared/expression'
+import { RAW_REQUEST_LINE, utf8Bytes, type EvaluationContext } from '@shared/expression'
 
 /** A value of a collection: its key as ModSecurity names it, and its bytes. */
 export type Entry = readonly [key: string, value: string]
@@ -59,68 +59,6 @@ export function parseCookies(header: string): Entry[] {
     entries.push([name, eq < 0 ? '' : cookie.slice(eq + 1)])
   }
   return entries
-}
-
-/** What a multipart body holds, as ModSecurity's parser leaves it. */
-export interface Multipart {
-  args: Entry[]
-  /** FILES: part name → file name */
-  files: Entry[]
-  /** MULTIPART_PART_HEADERS: part name → each header line */
-  partHeaders: Entry[]
-  /** the sizes of the files' contents */
-  fileSizes: number
-  error: boolean
-}
-
-export function parseMultipart(body: string, boundary: string): Multipart {
-  const result: Multipart = { args: [], files: [], partHeaders: [], fileSizes: 0, error: false }
-  const delimiter = `--${boundary}`
-  const chunks = body.split(delimiter)
-  if (chunks.length < 2) {
-    result.error = true
-    return result
-  }
-  let closed = false
-  for (const chunk of chunks.slice(1)) {
-    if (chunk.startsWith('--')) {
-      closed = true
-      break
-    }
-    const part = chunk.replace(/^\r?\n/, '')
-    const split = part.search(/\r?\n\r?\n/)
-    if (split < 0) {
-      result.error = true
-      continue
-    }
-    const headerLines = part.slice(0, split).split(/\r?\n/)
-    const value = part
-      .slice(split)
-      .replace(/^\r?\n\r?\n/, '')
-      .replace(/\r?\n$/, '')
-    let name = ''
-    let filename: string | undefined
-    for (const line of headerLines) {
-      const colon = line.indexOf(':')
-      if (colon <= 0) continue
-      if (line.slice(0, colon).trim().toLowerCase() !== 'content-disposition') continue
-      const disposition = line.slice(colon + 1)
-      name =
-        /\bname="([^"]*)"/i.exec(disposition)?.[1] ??
-        /\bname=([^;\s]*)/i.exec(disposition)?.[1] ??
-        ''
-      filename =
-        /\bfilename="([^"]*)"/i.exec(disposition)?.[1] ??
-        /\bfilename=([^;\s]*)/i.exec(disposition)?.[1]
-    }
-    for (const line of headerLines) result.partHeaders.push([name, line])
-    if (filename !== undefined) {
-      result.files.push([name, filename])
-      result.fileSizes += value.length
-    } else result.args.push([name, value])
-  }
-  if (!closed) result.error = true
-  return result
 }
 
 /**
@@ -180,14 +118,23 @@ export function parseJson(body: string): { args: Entry[]; error: boolean } {
           out += simple[e]
           i += 2
         } else if (e === 'u' && /^[0-9a-fA-F]{4}$/.test(body.slice(i + 2, i + 6))) {
+          // yajl_string_decode: a high surrogate takes the next \uXXXX as its pair whatever it
+          // is; without one it gives `?` and drops the character after it; other code points
+          // (lone low surrogates too) are written as UTF-8 as they are.
           let code = parseInt(body.slice(i + 2, i + 6), 16)
           i += 6
-          if (code >= 0xd800 && code < 0xdc00 && /^\\u[dD][c-fC-F]/.test(body.slice(i, i + 4))) {
-            code =
-              0x10000 + ((code - 0xd800) << 10) + (parseInt(body.slice(i + 2, i + 6), 16) - 0xdc00)
-            i += 6
+          if ((code & 0xfc00) === 0xd800) {
+            if (/^\\u[0-9a-fA-F]{4}/.test(body.slice(i, i + 6))) {
+              const low = parseInt(body.slice(i + 2, i + 6), 16)
+              code = 0x10000 + ((code & 0x3ff) << 10) + (low & 0x3ff)
+              i += 6
+            } else {
+              out += '?'
+              if (body[i] !== '"') i++
+              continue
+            }
           }
-          out += Buffer.from(String.fromCodePoint(code), 'utf8').toString('latin1')
+          out += codePointBytes(code)
         } else return undefined
       } else if (c.charCodeAt(0) < 0x20) return undefined
       else {
@@ -218,7 +165,9 @@ export function parseJson(body: string): { args: Entry[]; error: boolean } {
         space()
         const k = string()
         if (k === undefined) return false
-        key = k
+        // yajl_map_key copies the key with apr_pstrndup: it ends at a NUL byte.
+        const nul = k.indexOf('\0')
+        key = nul < 0 ? k : k.slice(0, nul)
         space()
         if (body[i] !== ':') return false
         i++
@@ -275,9 +224,73 @@ export function parseJson(body: string): { args: Entry[]; error: boolean } {
   return { args, error: !ok || i < body.length }
 }
 
-/** XML:/* (the document's text) and XML://@* (its attributes' values), or a parse error. */
-export function parseXml(body: string): { text: string[]; attributes: string[]; error: boolean } {
+/** A code point as UTF-8 bytes (a binary string), surrogates included, as yajl's Utf32toUtf8. */
+function codePointBytes(code: number): string {
+  if (code < 0x80) return String.fromCharCode(code)
+  if (code < 0x800) return String.fromCharCode(0xc0 | (code >> 6), 0x80 | (code & 0x3f))
+  if (code < 0x10000)
+    return String.fromCharCode(
+      0xe0 | (code >> 12),
+      0x80 | ((code >> 6) & 0x3f),
+      0x80 | (code & 0x3f),
+    )
+  return String.fromCharCode(
+    0xf0 | (code >> 18),
+    0x80 | ((code >> 12) & 0x3f),
+    0x80 | ((code >> 6) & 0x3f),
+    0x80 | (code & 0x3f),
+  )
+}
+
+const PREDEFINED_ENTITIES: Record<string, string> = {
+  lt: '<',
+  gt: '>',
+  amp: '&',
+  quot: '"',
+  apos: "'",
+}
+
+/** A character reference's code point as UTF-8 bytes. */
+function characterReference(ref: string): string {
+  const code = ref[1] === 'x' ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10)
+  return codePointBytes(code)
+}
+
+/**
+ * The longest replacement text an entity may have. Entities that expand to entities can grow
+ * exponentially ("billion laughs"); libxml2 refuses a document whose entities amplify it so
+ * (xmlParserEntityCheck), and so does this parser, with a parse error, beyond this length.
+ */
+const ENTITY_TEXT_LIMIT = 1 << 16
+
+/**
+ * Text as libxml2 gives it to xmlNodeGetContent(): character references and the predefined
+ * entities decoded, the internal subset's entities replaced by their text (expanded when they
+ * were declared); a reference to an unknown entity stays as it is.
+ */
+function decodeXmlText(text: string, entities: ReadonlyMap<string, string>): string {
+  if (!text.includes('&')) return text
+  return text.replace(/&(#[0-9]+|#x[0-9a-fA-F]+|[A-Za-z_:][\w.:-]*);/g, (whole, ref: string) => {
+    if (ref.startsWith('#')) return characterReference(ref)
+    return PREDEFINED_ENTITIES[ref] ?? entities.get(ref) ?? whole
+  })
+}
+
+/**
+ * XML:/* (the document's text) and XML://@* (its attributes' values), or a parse error; text and
+ * values as libxml2 leaves them: line ends normalised to `\n`, references and entities decoded,
+ * whitespace in attribute values made spaces.
+ */
+export function parseXml(raw: string): { text: string[]; attributes: string[]; error: boolean } {
+  let body = raw.replace(/\r\n?/g, '\n')
+  if (/^<\?xml[^>]*encoding\s*=\s*["'](?:iso-8859-1|latin-?1|iso_8859-1)["']/i.test(body))
+    // libxml2 hands the rules the document converted to UTF-8: each byte is a code point.
+    body = utf8Bytes(body)
   const attributes: string[] = []
+  const entities = new Map<string, string>()
+  // Entities used many times amplify the document as well (libxml2 refuses ten times its size).
+  const amplificationLimit = Math.max(ENTITY_TEXT_LIMIT, 10 * body.length)
+  let decoded = 0
   const stack: string[] = []
   let text = ''
   let seenRoot = false
@@ -285,9 +298,36 @@ export function parseXml(body: string): { text: string[]; attributes: string[]; 
   while (i < body.length) {
     const lt = body.indexOf('<', i)
     const chunk = body.slice(i, lt < 0 ? body.length : lt)
-    if (stack.length > 0) text += chunk
-    else if (chunk.trim() !== '') return { text: [], attributes: [], error: true }
+    if (stack.length > 0) {
+      const value = decodeXmlText(chunk, entities)
+      decoded += value.length
+      if (decoded > amplificationLimit) return { text: [], attributes: [], error: true }
+      text += value
+    } else if (chunk.trim() !== '') return { text: [], attributes: [], error: true }
     if (lt < 0) break
+    if (!seenRoot && /^<!DOCTYPE\b/i.test(body.slice(lt, lt + 9))) {
+      // the internal subset, [ ... ], holds the entities' declarations
+      const open = body.indexOf('[', lt)
+      const firstClose = body.indexOf('>', lt)
+      let close = firstClose
+      if (open >= 0 && (firstClose < 0 || open < firstClose)) {
+        const end = body.indexOf(']', open)
+        if (end < 0) return { text: [], attributes: [], error: true }
+        const subset = body.slice(open + 1, end)
+        for (const m of subset.matchAll(/<!ENTITY\s+([^\s%]+)\s+(?:"([^"]*)"|'([^']*)')\s*>/g)) {
+          // The first declaration of a name is the one in force (XML 1.0 §4.2).
+          if (entities.has(m[1]!)) continue
+          const replacement = decodeXmlText(m[2] ?? m[3] ?? '', entities)
+          if (replacement.length > ENTITY_TEXT_LIMIT)
+            return { text: [], attributes: [], error: true }
+          entities.set(m[1]!, replacement)
+        }
+        close = body.indexOf('>', end)
+      }
+      if (close < 0) return { text: [], attributes: [], error: true }
+      i = close + 1
+      continue
+    }
     if (body.startsWith('<?', lt) || body.startsWith('<!--', lt) || body.startsWith('<!', lt)) {
       const close = body.startsWith('<!--', lt) ? body.indexOf('-->', lt) : body.indexOf('>', lt)
       if (close < 0) return { text: [], attributes: [], error: true }
@@ -311,8 +351,12 @@ export function parseXml(body: string): { text: string[]; attributes: string[]; 
       if (name === undefined || (seenRoot && stack.length === 0))
         return { text: [], attributes: [], error: true }
       seenRoot = true
-      for (const m of tag.matchAll(/\s[^\s=]+\s*=\s*(?:"([^"]*)"|'([^']*)')/g))
-        attributes.push(m[1] ?? m[2] ?? '')
+      for (const m of tag.matchAll(/\s[^\s=]+\s*=\s*(?:"([^"]*)"|'([^']*)')/g)) {
+        const value = decodeXmlText((m[1] ?? m[2] ?? '').replace(/[\t\n]/g, ' '), entities)
+        decoded += value.length
+        if (decoded > amplificationLimit) return { text: [], attributes: [], error: true }
+        attributes.push(value)
+      }
       if (!tag.endsWith('/')) stack.push(name)
     }
     i = gt + 1

@@ -17,7 +17,7 @@ import { RequestCollections } from './request-collections'
 import type { CrsMatch } from './run-result'
 import { TransformationCache } from './transformation-cache'
 
-/** What entering phase 2 forgets: the caches of values that come from the body. */
+/** What entering phase 2 forgets: the caches of values that change in it (the body's, the path's). */
 export interface PhaseChange {
   slots: readonly number[]
   /** the gate groups reading such values, by number */
@@ -463,7 +463,11 @@ export class Transaction {
       case 'MATCHED_VAR_NAME':
         return this.matchedVar === undefined ? [] : [['', this.matchedVar[0]]]
       case 'MATCHED_VARS':
-        return this.matchedVars.map(([k, v]) => [k, v])
+        // var_matched_vars_generate() copies each value with apr_pstrndup: it ends at a NUL.
+        return this.matchedVars.map(([k, v]) => {
+          const nul = v.indexOf('\0')
+          return [k, nul < 0 ? v : v.slice(0, nul)]
+        })
       case 'MATCHED_VARS_NAMES':
         return this.matchedVars.map(([k]) => [k, k])
       case 'REQBODY_PROCESSOR':

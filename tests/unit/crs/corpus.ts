@@ -1,7 +1,7 @@
-// The CRS corpus (tests/fixtures/crs/*.ndjson) and its golden files, and a corpus record as the
-// engine's request description: read from the record's exact wire bytes (the request line, the
-// headers in order, the body's bytes after the blank line, de-chunked or cut at Content-Length as
-// Apache hands it to ModSecurity).
+// The CRS corpus (tests/fixtures/crs/*.ndjson) and its golden files, the fuzz requests and theirs,
+// and a corpus record as the engine's request description: read from the record's exact wire bytes
+// (the request line, the headers in order, the body's bytes after the blank line, de-chunked or cut
+// at Content-Length as Apache hands it to ModSecurity).
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { RequestDescription } from '@shared/expression'
@@ -35,9 +35,20 @@ export function readCorpus(): { regression: CorpusRecord[]; benign: CorpusRecord
   }
 }
 
-/** What ModSecurity with CRS 3.3.4 gave each request at paranoia level `level`, by id. */
-export function readGolden(level: number): Map<string, GoldenRecord> {
-  return new Map(readLines<GoldenRecord>(`golden-pl${level}.jsonl`).map((g) => [g.id, g]))
+/** The differential fuzz run's requests (CRS payloads in other places of benign requests). */
+export function readFuzzRequests(): CorpusRecord[] {
+  return readLines<CorpusRecord>('fuzz-requests.ndjson')
+}
+
+/**
+ * What ModSecurity with CRS 3.3.4 gave each request at paranoia level `level`, by id: of the corpus
+ * (`golden-plN.jsonl`), or of the fuzz requests with `name` 'fuzz-golden'.
+ */
+export function readGolden(
+  level: number,
+  name: 'golden' | 'fuzz-golden' = 'golden',
+): Map<string, GoldenRecord> {
+  return new Map(readLines<GoldenRecord>(`${name}-pl${level}.jsonl`).map((g) => [g.id, g]))
 }
 
 /** A chunked body's data (RFC 9112 section 7.1), extensions and trailers dropped. */

@@ -1,0 +1,122 @@
+// What the OWASP ruleset's collections hold where Apache, yajl and libxml2 shape the request
+// before ModSecurity's rules see it (found by a differential fuzz against the reference; the
+// requests and the reference's answers are in tests/fixtures/crs/fuzz-*): the path phase 2
+// reads, JSON keys and escapes, XML references and entities, MATCHED_VARS, the arguments limit,
+// and REQUEST_BODY where the body's processor failed.
+import { describe, expect, it } from 'vitest'
+import { requestContext, type RequestDescription } from '@shared/expression'
+import { crsRequestOf, parseJson, parseXml } from '../../../src-main/engine/crs/request'
+import { apachePath } from '../../../src-main/engine/crs/request-collections'
+import { runnerOf } from './programs'
+
+function run(program: string, description: RequestDescription) {
+  return runnerOf(program).run(crsRequestOf(requestContext(description)), {
+    paranoiaLevel: 1,
+    disabled: new Set(),
+  })
+}
+
+describe('the path phase 2 reads', () => {
+  it('is normalised and decoded once, as Apache leaves it', () => {
+    expect(apachePath('/a/%253Cscript%253E')).toBe('/a/%3Cscript%3E')
+    expect(apachePath('/a/%7euser/./b//c/../d')).toBe('/a/~user/b/d')
+    expect(apachePath('/a/%2e%2e/b')).toBe('/b')
+    expect(apachePath('/a/.')).toBe('/a/')
+    expect(apachePath('/a/..')).toBe('/')
+    expect(apachePath('/')).toBe('/')
+  })
+
+  it('is left as sent where Apache refuses it (no phase 2 follows)', () => {
+    for (const path of ['/%2F', '/a/%00', '/../x', '/a/%zz', '/a/%4'])
+      expect(apachePath(path), path).toBe(path)
+  })
+
+  it('is what REQUEST_FILENAME, REQUEST_BASENAME and REQUEST_URI hold in phase 2, not phase 1', () => {
+    const program = `SecRule REQUEST_FILENAME "@streq /a/%253C.php" "id:1,phase:1,setvar:tx.anomaly_score_pl1=+1"
+SecRule REQUEST_FILENAME "@streq /a/%3C.php" "id:2,phase:2,setvar:tx.anomaly_score_pl1=+1"
+SecRule REQUEST_BASENAME "@streq %3C.php" "id:3,phase:2,setvar:tx.anomaly_score_pl1=+1"
+SecRule REQUEST_URI "@streq /a/%3C.php?q=%25" "id:4,phase:2,setvar:tx.anomaly_score_pl1=+1"
+SecRule REQUEST_URI "@streq /a/%253C.php?q=%25" "id:5,phase:1,setvar:tx.anomaly_score_pl1=+1"`
+    const result = run(program, { method: 'GET', url: '/a/%253C.php?q=%25', headers: {} })
+    expect([...result.matches.keys()]).toEqual([1, 5, 2, 3, 4])
+  })
+})
+
+describe('JSON bodies', () => {
+  it('cut a key at a NUL (yajl copies it as a C string); values keep theirs', () => {
+    expect(parseJson('{"a\\u0000<b>": "x\\u0000y"}').args).toEqual([['a', 'x\u0000y']])
+  })
+
+  it('write a lone high surrogate as ? and drop what follows it, a pair as its code point', () => {
+    expect(parseJson('{"s": "\\ud800z", "p": "\\ud83d\\ude00"}').args).toEqual([
+      ['s', '?'],
+      ['p', '\u00f0\u009f\u0098\u0080'],
+    ])
+  })
+})
+
+describe('XML bodies', () => {
+  it('decode references, predefined and internal entities, and line ends, as libxml2 does', () => {
+    const parsed = parseXml(
+      '<!DOCTYPE r [<!ENTITY x "&lt;b&gt;"><!ENTITY y "&x;&x;">]>' +
+        '<r a="1\t2 &x;">&lt;s&gt; &amp;lt; &#65;&#x42; &y; &unknown;\r\n</r>',
+    )
+    expect(parsed).toEqual({
+      text: ['<s> &lt; AB <b><b> &unknown;\n'],
+      attributes: ['1 2 <b>'],
+      error: false,
+    })
+  })
+
+  it('refuse entities that amplify the document (a billion laughs) as a parse error', () => {
+    const a = 'a'.repeat(80)
+    const level = (name: string, of: string) => `<!ENTITY ${name} "${`&${of};`.repeat(10)}">`
+    const body = `<!DOCTYPE r [<!ENTITY a "${a}">${level('b', 'a')}${level('c', 'b')}${level('d', 'c')}]><r>&d;</r>`
+    expect(parseXml(body).error).toBe(true)
+    expect(parseXml(`<r>${'&amp;'.repeat(100)}</r>`).error).toBe(false)
+  })
+})
+
+describe('collections ModSecurity bounds', () => {
+  it('keep no more than 1,000 arguments, the query first', () => {
+    const query = Array.from({ length: 1000 }, (_, i) => `p${i}=1`).join('&')
+    const program = `SecRule ARGS "@contains <" "id:1,phase:2,setvar:tx.anomaly_score_pl1=+5"
+SecRule &ARGS "@eq 1000" "id:2,phase:2,setvar:tx.anomaly_score_pl1=+1"`
+    const result = run(program, {
+      method: 'POST',
+      url: `/?${query}`,
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'z=<script>',
+    })
+    expect([...result.matches.keys()]).toEqual([2])
+  })
+
+  it('give MATCHED_VARS values up to a NUL, as var_matched_vars_generate copies them', () => {
+    // As CRS's 944120: a phrase in an argument, then a pattern over what matched.
+    const program = `SecRule ARGS "@contains clone" "id:1,phase:2,chain"
+  SecRule MATCHED_VARS "@contains builder" "setvar:tx.anomaly_score_pl1=+5"`
+    const result = run(program, { method: 'GET', url: '/?a=clone%00builder', headers: {} })
+    expect(result.matches.size).toBe(0)
+  })
+
+  it('show REQUEST_BODY when inspection is forced and the body processor failed', () => {
+    const program = `SecAction "id:1,phase:1,ctl:forceRequestBodyVariable=On"
+SecRule REQUEST_BODY "@contains junk" "id:2,phase:2,setvar:tx.anomaly_score_pl1=+5"`
+    const json = { 'Content-Type': 'application/json' }
+    const processor = `SecRule REQUEST_HEADERS:Content-Type "@rx ^application/json" "id:3,phase:1,ctl:requestBodyProcessor=JSON"\n`
+    const failed = run(processor + program, {
+      method: 'POST',
+      url: '/',
+      headers: json,
+      body: '{"a": 1} junk',
+    })
+    expect([...failed.matches.keys()]).toEqual([2])
+    const parsed = run(processor + program, {
+      method: 'POST',
+      url: '/',
+      headers: json,
+      body: '{"junk": 1}',
+    })
+    expect(parsed.matches.size).toBe(0)
+  })
+})
