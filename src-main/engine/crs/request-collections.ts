@@ -21,8 +21,10 @@ export class RequestCollections {
   forceBody = false
   private body: BodyCollections | undefined
   private readonly fixed = new Map<string, Entry[]>()
-  /** the collections of the path as Apache leaves it for phase 2 (PHASE_2_PATH_COLLECTIONS) */
-  private readonly phase2Paths = new Map<string, Entry[]>()
+  /** the path as Apache leaves it for phase 2, and the collections read from it when it changed */
+  private phase2Path: string | undefined
+  private phase2PathChanged = false
+  private phase2Paths: Map<string, Entry[]> | undefined
 
   constructor(private readonly request: CrsRequest) {
     const type = this.header('content-type') ?? ''
@@ -57,11 +59,19 @@ export class RequestCollections {
   }
 
   private phase2PathEntries(name: string): Entry[] {
-    let entries = this.phase2Paths.get(name)
-    if (entries === undefined) {
+    if (this.phase2Path === undefined) {
       const uri = this.request.uri
       const q = uri.indexOf('?')
-      entries = this.requestCollection(name, apachePath(q < 0 ? uri : uri.slice(0, q)))
+      const path = q < 0 ? uri : uri.slice(0, q)
+      this.phase2Path = apachePath(path)
+      // Most paths come out as they went in: phase 2 then shares phase 1's collections.
+      this.phase2PathChanged = this.phase2Path !== path
+    }
+    if (!this.phase2PathChanged) return this.requestEntries(name)
+    this.phase2Paths ??= new Map()
+    let entries = this.phase2Paths.get(name)
+    if (entries === undefined) {
+      entries = this.requestCollection(name, this.phase2Path)
       this.phase2Paths.set(name, entries)
     }
     return entries
@@ -80,7 +90,7 @@ export class RequestCollections {
     switch (name) {
       case 'ARGS_GET':
         // add_argument() (msc_parsers.c) keeps no more than SecArgumentsLimit arguments in all.
-        return parseArguments(q < 0 ? '' : r.uri.slice(q + 1)).slice(0, ARGUMENTS_LIMIT)
+        return upToLimit(parseArguments(q < 0 ? '' : r.uri.slice(q + 1)), ARGUMENTS_LIMIT)
       case 'ARGS_GET_NAMES':
         return this.requestEntries('ARGS_GET').map(([k]) => [k, k])
       case 'QUERY_STRING':
@@ -146,7 +156,7 @@ export class RequestCollections {
     }
     const get = this.requestEntries('ARGS_GET')
     // The body's arguments come after the query's, up to SecArgumentsLimit in all.
-    args = args.slice(0, Math.max(0, ARGUMENTS_LIMIT - get.length))
+    args = upToLimit(args, ARGUMENTS_LIMIT - get.length)
     const names = (entries: Entry[]): Entry[] => entries.map(([k]) => [k, k])
     collections.set('ARGS_POST', args)
     collections.set('ARGS_POST_NAMES', names(args))
@@ -186,6 +196,11 @@ type BodyCollections = Map<string, Entry[]>
 /** ModSecurity 2.9.7's SecArgumentsLimit by default (ARGUMENTS_LIMIT), which the reference keeps. */
 const ARGUMENTS_LIMIT = 1000
 
+/** The first `limit` entries (none below 0); the same list when it has no more. */
+function upToLimit(entries: Entry[], limit: number): Entry[] {
+  return entries.length <= limit ? entries : entries.slice(0, Math.max(0, limit))
+}
+
 /** A collection of one value, without a key. */
 function scalar(value: string): Entry[] {
   return [['', value]]
@@ -217,6 +232,8 @@ const isUnreserved = (c: number) =>
   c === 0x7e
 
 const PERCENT_ESCAPE = /%(..)?/gs
+/** a path Apache would change: with an escape, `//`, or a `.` or `..` segment */
+const APACHE_CHANGES = /%|\/\/|\/\.\.?(?:\/|$)/
 const HEX_PAIR = /^[0-9a-fA-F]{2}$/
 
 /**
@@ -226,7 +243,7 @@ const HEX_PAIR = /^[0-9a-fA-F]{2}$/
  * `%00`, `%2F`, `..` above the root) gets no phase 2: it is returned as it is.
  */
 export function apachePath(path: string): string {
-  if (!path.startsWith('/')) return path
+  if (!path.startsWith('/') || !APACHE_CHANGES.test(path)) return path
   let refused = false
   const unreservedDecoded = path.replace(PERCENT_ESCAPE, (escape, hex: string | undefined) => {
     if (hex === undefined || !HEX_PAIR.test(hex)) refused = true
