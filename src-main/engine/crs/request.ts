@@ -315,7 +315,8 @@ export function parseXml(raw: string): { text: string[]; attributes: string[]; e
         if (end < 0) return { text: [], attributes: [], error: true }
         const subset = body.slice(open + 1, end)
         for (const m of subset.matchAll(/<!ENTITY\s+([^\s%]+)\s+(?:"([^"]*)"|'([^']*)')\s*>/g)) {
-          // The first declaration of a name is the one in force (XML 1.0 §4.2).
+          // The first declaration of a name is the one in force:
+          // https://www.w3.org/TR/xml/#sec-entity-decl
           if (entities.has(m[1]!)) continue
           const replacement = decodeXmlText(m[2] ?? m[3] ?? '', entities)
           if (replacement.length > ENTITY_TEXT_LIMIT)
