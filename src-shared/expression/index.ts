@@ -75,7 +75,7 @@ export {
   type RequestDescription,
 } from './waf/context'
 export { createContext, createList, type CreateContextOptions } from './waf/plain-context'
-export { normalizePath, type NormalizationMode } from './waf/normalize'
+export { isUnreserved, normalizePath, type NormalizationMode } from './waf/normalize'
 export { createScheme, type FieldDefinition, type Scheme, type SchemeInit } from './scheme/scheme'
 export {
   defineFunction,

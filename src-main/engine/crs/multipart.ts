@@ -10,6 +10,7 @@
 // tolower() of the C locale: ASCII letters only (a byte above 0x7f stays as it is).
 import { asciiLower } from '@shared/expression'
 import type { Entry } from './request'
+import { cString } from './transformations'
 
 /** What a multipart body holds, as ModSecurity's parser leaves it. */
 export interface Multipart {
@@ -30,12 +31,6 @@ const BUFFER_SIZE = 4096
 /** The characters C's isspace() accepts (the C locale). */
 const isCSpace = (c: string | undefined) =>
   c === ' ' || c === '\t' || c === '\n' || c === '\v' || c === '\f' || c === '\r'
-
-/** The text a C string function sees: up to the first NUL. */
-const cString = (text: string) => {
-  const nul = text.indexOf('\0')
-  return nul < 0 ? text : text.slice(0, nul)
-}
 
 /** remove_lf_crlf_inplace() of msc_util.c: one trailing `\n` or `\r\n` goes. */
 const withoutLineBreak = (line: string) =>

@@ -3,6 +3,7 @@
 // body's (ARGS_POST, FILES, XML, REQUEST_BODY…) in phase 2 by the body processor the content type
 // or a rule's ctl chose.
 
+import { isUnreserved } from '@shared/expression'
 import {
   parseArguments,
   parseCookies,
@@ -220,16 +221,6 @@ export function changesInPhase2(collection: string): boolean {
  * hook): phase 1 sees the path as sent, phase 2 as apachePath leaves it.
  */
 const PHASE_2_PATH_COLLECTIONS = new Set(['REQUEST_FILENAME', 'REQUEST_BASENAME', 'REQUEST_URI'])
-
-/** RFC 3986's unreserved characters, which Apache decodes before removing dot segments. */
-const isUnreserved = (c: number) =>
-  (c >= 0x30 && c <= 0x39) ||
-  (c >= 0x41 && c <= 0x5a) ||
-  (c >= 0x61 && c <= 0x7a) ||
-  c === 0x2d ||
-  c === 0x2e ||
-  c === 0x5f ||
-  c === 0x7e
 
 const PERCENT_ESCAPE = /%(..)?/gs
 /** a path Apache would change: with an escape, `//`, or a `.` or `..` segment */

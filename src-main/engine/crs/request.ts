@@ -4,6 +4,7 @@
 // Everything is built from the evaluation context the rest of the engine uses, on first use.
 
 import { RAW_REQUEST_LINE, utf8Bytes, type EvaluationContext } from '@shared/expression'
+import { cString } from './transformations'
 
 /** A value of a collection: its key as ModSecurity names it, and its bytes. */
 export type Entry = readonly [key: string, value: string]
@@ -166,8 +167,7 @@ export function parseJson(body: string): { args: Entry[]; error: boolean } {
         const k = string()
         if (k === undefined) return false
         // yajl_map_key copies the key with apr_pstrndup: it ends at a NUL byte.
-        const nul = k.indexOf('\0')
-        key = nul < 0 ? k : k.slice(0, nul)
+        key = cString(k)
         space()
         if (body[i] !== ':') return false
         i++

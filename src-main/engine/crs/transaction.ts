@@ -16,6 +16,7 @@ import type { CrsRequest, Entry } from './request'
 import { RequestCollections } from './request-collections'
 import type { CrsMatch } from './run-result'
 import { TransformationCache } from './transformation-cache'
+import { cString } from './transformations'
 
 /** What entering phase 2 forgets: the caches of values that change in it (the body's, the path's). */
 export interface PhaseChange {
@@ -464,10 +465,7 @@ export class Transaction {
         return this.matchedVar === undefined ? [] : [['', this.matchedVar[0]]]
       case 'MATCHED_VARS':
         // var_matched_vars_generate() copies each value with apr_pstrndup: it ends at a NUL.
-        return this.matchedVars.map(([k, v]) => {
-          const nul = v.indexOf('\0')
-          return [k, nul < 0 ? v : v.slice(0, nul)]
-        })
+        return this.matchedVars.map(([k, v]) => [k, cString(v)])
       case 'MATCHED_VARS_NAMES':
         return this.matchedVars.map(([k]) => [k, k])
       case 'REQBODY_PROCESSOR':

@@ -35,7 +35,7 @@ function hexDigit(c: number): number {
 }
 
 /** The part before the first NUL: what ModSecurity's C-string functions see. */
-function cString(value: string): string {
+export function cString(value: string): string {
   const nul = value.indexOf('\0')
   return nul < 0 ? value : value.slice(0, nul)
 }

@@ -9,7 +9,8 @@ export type NormalizationMode = 'cloudflare' | 'rfc3986' | 'none'
 
 const HEX = '0123456789ABCDEF'
 
-function isUnreserved(c: number): boolean {
+/** RFC 3986's unreserved characters (letters, digits, `-._~`). */
+export function isUnreserved(c: number): boolean {
   return isAlnum(c) || c === HYPHEN || c === DOT || c === UNDERSCORE || c === TILDE
 }
 

@@ -1,7 +1,8 @@
 // Small SecLang programs read by the real reader and run by the real interpreter, and the plain
 // request they are tried on, for the CRS unit tests.
-import { CrsProgramRunner } from '../../../src-main/engine/crs/interpreter'
-import type { CrsRequest } from '../../../src-main/engine/crs/request'
+import { requestContext, type RequestDescription } from '@shared/expression'
+import { CrsProgramRunner, type CrsResult } from '../../../src-main/engine/crs/interpreter'
+import { crsRequestOf, type CrsRequest } from '../../../src-main/engine/crs/request'
 import { SecLangReader } from '../../../src-main/engine/crs/seclang'
 
 /** The runner of `text`, a SecLang program. */
@@ -11,6 +12,14 @@ export function runnerOf(text: string): CrsProgramRunner {
   return new CrsProgramRunner({
     program: { source: 'test', items: reader.items, dataFiles: [] },
     data: {},
+  })
+}
+
+/** `program` run at paranoia level 1 on a request description, as the engine hands it over. */
+export function runOnDescription(program: string, description: RequestDescription): CrsResult {
+  return runnerOf(program).run(crsRequestOf(requestContext(description)), {
+    paranoiaLevel: 1,
+    disabled: new Set(),
   })
 }
 

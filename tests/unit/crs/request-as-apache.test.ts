@@ -4,17 +4,9 @@
 // reads, JSON keys and escapes, XML references and entities, MATCHED_VARS, the arguments limit,
 // and REQUEST_BODY where the body's processor failed.
 import { describe, expect, it } from 'vitest'
-import { requestContext, type RequestDescription } from '@shared/expression'
-import { crsRequestOf, parseJson, parseXml } from '../../../src-main/engine/crs/request'
+import { parseJson, parseXml } from '../../../src-main/engine/crs/request'
 import { apachePath } from '../../../src-main/engine/crs/request-collections'
-import { runnerOf } from './programs'
-
-function run(program: string, description: RequestDescription) {
-  return runnerOf(program).run(crsRequestOf(requestContext(description)), {
-    paranoiaLevel: 1,
-    disabled: new Set(),
-  })
-}
+import { runOnDescription as run } from './programs'
 
 describe('the path phase 2 reads', () => {
   it('is normalised and decoded once, as Apache leaves it', () => {

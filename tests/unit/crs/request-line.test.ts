@@ -5,19 +5,14 @@
 import { describe, expect, it } from 'vitest'
 import { requestContext, type RequestDescription } from '@shared/expression'
 import { crsRequestOf } from '../../../src-main/engine/crs/request'
-import { runnerOf } from './programs'
+import { runOnDescription } from './programs'
 
 const PROGRAM = `SecRule REQUEST_LINE "!@rx ^[a-z]{3,10}\\s+/" "id:1,phase:1,t:lowercase,setvar:tx.anomaly_score_pl1=+3"
 SecRule REQUEST_METHOD "@streq post" "id:2,phase:1,t:lowercase,setvar:tx.anomaly_score_pl1=+2"
 SecRule REQUEST_URI_RAW "@beginsWith ?" "id:3,phase:1,setvar:tx.anomaly_score_pl1=+4"
 SecAction "id:9,phase:2,setvar:tx.anomaly_score=+%{tx.anomaly_score_pl1}"`
 
-function run(description: RequestDescription) {
-  return runnerOf(PROGRAM).run(crsRequestOf(requestContext(description)), {
-    paranoiaLevel: 1,
-    disabled: new Set(),
-  })
-}
+const run = (description: RequestDescription) => runOnDescription(PROGRAM, description)
 
 const request = { method: 'POST', url: '?x=1', headers: { Host: 'example.com' } }
 
