@@ -8,7 +8,7 @@
 //  - one byte class (`[\n\r]`): whether the value holds one of its bytes.
 // Only whether a pattern matches comes from here; its captures still come from the automaton.
 
-import { asciiLower } from '@shared/expression'
+import { asciiLower, isLetter } from '@shared/expression'
 import type { RegexNode } from '@shared/expression/regex/tree'
 import { PhraseAutomaton } from './phrase-automaton'
 
@@ -22,8 +22,6 @@ interface Literals {
   texts: string[]
   letterCase: LetterCase
 }
-
-const isLetter = (c: number) => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a)
 
 /** Two parts' cases together; undefined when one compares letters with case and one without. */
 function bothCases(a: LetterCase, b: LetterCase): LetterCase | undefined {

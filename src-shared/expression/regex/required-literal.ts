@@ -6,12 +6,11 @@
 // `(?:^|[\\/])\.\.(?:[\\/]|$)` requires `..`. Letters compared without case, and characters above
 // 0x7f that stand for their UTF-8 sequence, end a run. Byte mode only.
 
+import { isLetter } from '../values/chars'
 import type { RegexNode } from './tree'
 
 /** Shorter runs rule out too little to pay for the search. */
 const MIN_LENGTH = 2
-
-const isLetter = (c: number) => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a)
 
 /** The pattern's items in sequence, groups opened where they hold a sequence or one item. */
 function sequence(node: RegexNode): RegexNode[] {

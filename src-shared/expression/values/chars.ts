@@ -86,8 +86,13 @@ export function isLower(c: number): boolean {
   return c >= LOWER_A && c <= LOWER_Z
 }
 
+/** An ASCII letter, of either case. */
+export function isLetter(c: number): boolean {
+  return isUpper(c) || isLower(c)
+}
+
 export function isAlnum(c: number): boolean {
-  return isDigit(c) || isUpper(c) || isLower(c)
+  return isDigit(c) || isLetter(c)
 }
 
 /** A letter, digit or `_`: a character of an identifier, and of `\w` in ASCII. */

@@ -25,6 +25,7 @@ import {
   SPACE,
   TAB,
 } from './bytes'
+import { isLetter } from '@shared/expression'
 
 /** The kinds of token, named as libinjection's test vectors print them. */
 export const Html5TokenType = {
@@ -81,10 +82,6 @@ const SIGNED_EOF = 0xff
  */
 function isSpace(c: number): boolean {
   return c === SPACE || (c >= TAB && c <= CR) || c === NUL
-}
-
-function isLetter(c: number): boolean {
-  return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a)
 }
 
 const CDATA_OPEN = '[CDATA['
