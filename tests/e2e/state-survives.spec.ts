@@ -162,6 +162,48 @@ test("back and forward move between two zones' screens", async ({ page, workbenc
   await expect(page.getByLabel('Zone')).toHaveValue(second)
 })
 
+test('back from a screen still opening its zone stays back when the opening ends', async ({
+  page,
+  workbench,
+}) => {
+  // Back changes the address at once and tells the page in a hashchange event later. The page's
+  // fetch holds one answer (the real one) of the screen's opening, its last, until that moment,
+  // so that the screen finishes opening in between, as it may by chance.
+  await page.addInitScript(() => {
+    const page = window as unknown as { heldPath?: string; held?: boolean }
+    const fetchNow = window.fetch.bind(window)
+    window.fetch = async (input, init) => {
+      const response = await fetchNow(input, init)
+      const body = typeof init?.body === 'string' ? init.body : ''
+      if (page.heldPath === undefined || !body.includes(`"path":"${page.heldPath}`)) return response
+      page.heldPath = undefined
+      const text = await response.text()
+      page.held = true
+      await new Promise((resolve) => addEventListener('popstate', resolve, { once: true }))
+      // read at once: a body read from its stream would wait for a task, after the hashchange
+      const answer = new Response(text, response)
+      answer.json = () => Promise.resolve(JSON.parse(text))
+      return answer
+    }
+  })
+  const zoneId = await newZone(workbench, 'only.example.com')
+  await page.goto(`${workbench.ui}#/zones/${zoneId}/firewall-rules`)
+  await expect(page.getByLabel('Zone')).toHaveValue(zoneId)
+
+  // The Simulator's opening ends with the zone's rulesets.
+  await page.evaluate((path) => {
+    ;(window as unknown as { heldPath: string }).heldPath = path
+  }, `/client/v4/zones/${zoneId}/rulesets`)
+  await page.getByRole('link', { name: 'Simulator' }).click()
+  await page.waitForFunction(() => (window as unknown as { held?: boolean }).held === true)
+  await page.goBack()
+
+  await expect(page).toHaveTitle(/^Firewall rules/)
+  await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 250)))
+  expect(hash(page)).toBe(`#/zones/${zoneId}/firewall-rules`)
+  await expect(page).toHaveTitle(/^Firewall rules/)
+})
+
 test('a refused plan change shows the plan in force', async ({ page, workbench }) => {
   await newZone(workbench, 'legacy.example.com', { plan: 'pro', waf_product: 'previous' })
   await page.goto(workbench.ui)

@@ -69,8 +69,15 @@ class Router {
     location.hash = routeHref(screen, zoneId, step)
   }
 
-  /** Writes where the screen is into the address, without a new entry in the history. */
+  /**
+   * Writes where the screen is into the address, without a new entry in the history; never over an
+   * address the router has not followed yet. Back and forward change the address first and tell of
+   * it later, in a hashchange event of its own
+   * (https://html.spec.whatwg.org/multipage/browsing-the-web.html#updating-the-document): a screen
+   * finishing its opening in between would otherwise write itself over the entry gone back to.
+   */
   replace(screen: Screen, zoneId: string | null, step: string | null): void {
+    if (location.hash !== this.hash) return
     const hash = routeHref(screen, zoneId, step)
     if (hash === this.hash) return
     history.replaceState(history.state, '', hash)
