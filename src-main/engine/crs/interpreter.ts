@@ -22,7 +22,7 @@ import type { CrsRequest } from './request'
 import { changesInPhase2 } from './request-collections'
 import type { CrsResult, CrsRunOptions } from './run-result'
 import { planRun, type FoldedRun, type PhaseItems, type RunPlan } from './run-plan'
-import { Transaction, type PhaseChange, type TxWrite } from './transaction'
+import { Transaction, type CaptureKey, type ProgramShape, type TxWrite } from './transaction'
 import { TxReads } from './tx-reads'
 
 export type { CrsMatch, CrsResult, CrsRunOptions } from './run-result'
@@ -47,7 +47,8 @@ export class CrsProgramRunner {
    * request-collections.ts): phase 2 computes them again
    */
   private readonly phase2Slots = new Set<number>()
-  private readonly phaseChange: PhaseChange
+  /** what each request's Transaction needs of the program */
+  private readonly shape: ProgramShape
   /** the links whose TX:0-9 some rule reads: the others only test their values */
   private readonly capturesRead: ReadonlySet<CrsRule>
   /** what the program reads of TX (tx-reads.ts) */
@@ -66,7 +67,13 @@ export class CrsProgramRunner {
     this.txReads = new TxReads(bundle.program.items)
     this.phases = [1, 2].map((phase) => this.compilePhase(phase))
     this.gates.seal()
-    this.phaseChange = { slots: [...this.phase2Slots], gateGroups: this.gates.phase2Groups }
+    this.shape = {
+      slots: this.slots.size,
+      prefixes: this.prefixes.size,
+      gates: this.gates,
+      phaseChange: { slots: [...this.phase2Slots], gateGroups: this.gates.phase2Groups },
+      captureKeys: CAPTURE_KEYS.filter(([, key]) => this.txReads.reads(key)),
+    }
   }
 
   /** Marks the slots of a rule's targets that change in phase 2; true when some do. */
@@ -142,13 +149,7 @@ export class CrsProgramRunner {
     tx: ReadonlyMap<string, string>,
     links: number,
   ): FoldedRun | undefined {
-    const run = new Transaction(
-      NO_REQUEST,
-      { tx, matchedVar: undefined },
-      { slots: this.slots.size, prefixes: this.prefixes.size },
-      this.gates,
-      this.phaseChange,
-    )
+    const run = new Transaction(NO_REQUEST, { tx, matchedVar: undefined }, this.shape)
     const writes: TxWrite[] = []
     run.writeLog = writes
     const matched = run.runChainStart(compiled, links)
@@ -159,13 +160,7 @@ export class CrsProgramRunner {
 
   run(request: CrsRequest, options: CrsRunOptions): CrsResult {
     const plan = this.planFor(options)
-    const tx = new Transaction(
-      request,
-      plan.start,
-      { slots: this.slots.size, prefixes: this.prefixes.size },
-      this.gates,
-      this.phaseChange,
-    )
+    const tx = new Transaction(request, plan.start, this.shape)
     for (let p = 0; p < plan.phases.length && !tx.stopped; p++) {
       const { rules, skipTo, before } = plan.phases[p]!
       tx.enterPhase(p + 1)
@@ -194,6 +189,9 @@ function numberOf(numbers: Map<string, number>, key: string): number {
   }
   return number
 }
+
+/** TX:0 to TX:9, as `capture` writes them (ModSecurity's Reference Manual, "capture"). */
+const CAPTURE_KEYS: readonly CaptureKey[] = Array.from({ length: 10 }, (_, i) => [i, String(i)])
 
 /** What a rule folded ahead of requests sees of the request: nothing (it reads only TX). */
 const NO_REQUEST: CrsRequest = {

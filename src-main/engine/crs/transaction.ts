@@ -25,6 +25,23 @@ export interface PhaseChange {
   gateGroups: readonly number[]
 }
 
+/** What a request's run needs of the compiled program (interpreter.ts), the same for every run. */
+export interface ProgramShape {
+  /** how many cache slots and transformation prefixes the program has */
+  slots: number
+  prefixes: number
+  gates: GateIndex
+  phaseChange: PhaseChange
+  /**
+   * the TX:0-9 that some rule may read (tx-reads.ts), those `capture` writes: a capture no rule
+   * reads changes nothing anyone sees (CRS reads TX:0, TX:1 and TX:2 only)
+   */
+  captureKeys: readonly CaptureKey[]
+}
+
+/** A TX capture variable: its index among the operator's match and groups, and its TX key. */
+export type CaptureKey = readonly [index: number, key: string]
+
 /** TX and MATCHED_VAR before a request's first rule (run-plan.ts). */
 export interface TxStart {
   tx: ReadonlyMap<string, string>
@@ -72,14 +89,11 @@ export class Transaction {
   constructor(
     request: CrsRequest,
     start: TxStart,
-    /** how many cache slots and transformation prefixes the program has (interpreter.ts) */
-    { slots, prefixes }: { slots: number; prefixes: number },
-    private readonly gates: GateIndex,
-    private readonly phaseChange: PhaseChange,
+    private readonly program: ProgramShape,
   ) {
-    this.scannedGroups = new Uint8Array(gates.groups.length)
-    this.lists = new Array<undefined>(slots)
-    this.transformations = new TransformationCache(prefixes)
+    this.scannedGroups = new Uint8Array(program.gates.groups.length)
+    this.lists = new Array<undefined>(program.slots)
+    this.transformations = new TransformationCache(program.prefixes)
     this.tx = new Map(start.tx)
     this.matchedVar = start.matchedVar
     this.collections = new RequestCollections(request)
@@ -105,10 +119,12 @@ export class Transaction {
   enterPhase(phase: number): void {
     if (phase === this.phase) return
     this.phase = phase
-    const { slots, gateGroups } = this.phaseChange
-    for (const slot of slots) this.lists[slot] = undefined
-    for (const group of gateGroups) {
-      this.gates.groups[group]!.forget(this.candidates)
+    const { gates, phaseChange } = this.program
+    for (const slot of phaseChange.slots) this.lists[slot] = undefined
+    for (const group of phaseChange.gateGroups) {
+      // A group no rule of phase 1 read has no candidates to forget.
+      if (this.scannedGroups[group] === 0) continue
+      gates.groups[group]!.forget(this.candidates)
       this.scannedGroups[group] = 0
     }
   }
@@ -194,7 +210,7 @@ export class Transaction {
     if (this.scannedGroups[group] === 0) {
       this.scannedGroups[group] = 1
       const values = this.transformedTargetsOf(compiled, this.targets(compiled))
-      this.gates.groups[group]!.scan(values, this.candidates)
+      this.program.gates.groups[group]!.scan(values, this.candidates)
     }
     const admitted = this.candidates[compiled.gated!]
     if (admitted === undefined) return false
@@ -214,9 +230,7 @@ export class Transaction {
     this.matchedVar = variable
     this.matchedVars.push(variable)
     if (rule.capture && captures !== undefined) {
-      for (let i = 0; i < 10; i++) {
-        this.write(String(i), i < captures.length ? captures[i]! : undefined)
-      }
+      for (const [index, key] of this.program.captureKeys) this.write(key, captures[index])
     }
     for (const setvar of compiled.setvars) this.setvar(setvar, compiled, variable, captures)
     for (const control of rule.controls ?? []) this.control(control.name, control.value)

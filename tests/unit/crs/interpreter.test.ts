@@ -45,6 +45,18 @@ ${SUM}`)
     expect(program.run(crsRequest({ uri: '/?q=id%3D41' }), options).anomalyScore).toBe(0)
   })
 
+  it('writes the captures a rule reads, a later capture with fewer groups unsetting the rest', () => {
+    const program =
+      runnerOf(`SecRule ARGS:a "@rx (\\w)(\\w)(\\w)(\\w)(\\w)" "id:1,phase:2,capture,setvar:tx.fifth=%{tx.5}"
+SecRule ARGS:b "@rx (\\w)" "id:2,phase:2,capture"
+SecRule TX:5 "@rx ." "id:3,phase:2,setvar:tx.anomaly_score_pl1=+2"
+SecRule TX:fifth "@streq e" "id:4,phase:2,setvar:tx.anomaly_score_pl1=+3"
+SecRule TX:3 "@streq c" "id:5,phase:2,setvar:tx.anomaly_score_pl1=+5"
+${SUM}`)
+    expect(program.run(crsRequest({ uri: '/?a=abcde' }), options).anomalyScore).toBe(10)
+    expect(program.run(crsRequest({ uri: '/?a=abcde&b=z' }), options).anomalyScore).toBe(3)
+  })
+
   it('skips to the marker when the whole chain matched, and expands macros in parameters', () => {
     const program = runnerOf(`SecAction "id:1,phase:1,setvar:tx.limit=3"
 SecRule &ARGS "@lt %{tx.limit}" "id:2,phase:2,skipAfter:END-CHECKS"
