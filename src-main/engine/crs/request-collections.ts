@@ -28,13 +28,16 @@ export class RequestCollections {
   private phase2Paths: Map<string, Entry[]> | undefined
 
   constructor(private readonly request: CrsRequest) {
-    const type = this.header('content-type') ?? ''
+    const type = this.header('content-type')
+    if (type === undefined) return
     if (/^application\/x-www-form-urlencoded/i.test(type)) this.bodyProcessor = 'URLENCODED'
     else if (/^multipart\/form-data/i.test(type)) this.bodyProcessor = 'MULTIPART'
   }
 
   private header(lowerName: string): string | undefined {
-    return this.request.headers.find(([name]) => name.toLowerCase() === lowerName)?.[1]
+    for (const [name, value] of this.request.headers)
+      if (name.length === lowerName.length && name.toLowerCase() === lowerName) return value
+    return undefined
   }
 
   /** A collection's keys and values ('' for a scalar) in a phase: the body's from phase 2. */
