@@ -130,7 +130,7 @@ export class RequestCollections {
       case 'DURATION':
         return scalar('0')
       default:
-        // IP, GLOBAL, GEO, SESSION and the rest hold nothing here.
+        // EMPTY_COLLECTIONS, and any other collection the interpreter does not fill.
         return []
     }
   }
@@ -209,6 +209,21 @@ function upToLimit(entries: Entry[], limit: number): Entry[] {
 function scalar(value: string): Entry[] {
   return [['', value]]
 }
+
+/**
+ * Collections that hold nothing on any request here, as they hold nothing in the reference: the
+ * persistent ones (IP, GLOBAL, SESSION, USER, RESOURCE), whose setvars compiled-rule.ts does not
+ * keep, and GEO, which only @geoLookup fills (REQUEST-910 runs it on TX:REAL_IP, which the
+ * reference's set-up leaves unset). run-plan.ts folds the rules reading them.
+ */
+export const EMPTY_COLLECTIONS: ReadonlySet<string> = new Set([
+  'IP',
+  'GLOBAL',
+  'SESSION',
+  'USER',
+  'RESOURCE',
+  'GEO',
+])
 
 /**
  * Whether a collection's values may differ between the phases: they come from the body in phase

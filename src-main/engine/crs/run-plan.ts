@@ -2,16 +2,17 @@
 // walked by every request (interpreter.ts). Disabled rules are dropped. A rule that reads only TX
 // variables whose values no request can change at that point (CRS's set-up rules `&TX:x "@eq 0"`
 // with their setvar defaults, its paranoia-level skips `TX:EXECUTING_PARANOIA_LEVEL "@lt N"`, its
-// sampling and exclusion-package switches) gives the same answer on every request: it is run here,
+// sampling and exclusion-package switches), or collections that hold nothing here (REQUEST-910's
+// IP reputation: request-collections.ts), gives the same answer on every request: it is run here,
 // once, and leaves only its TX writes behind, replayed in place (constant folding over TX,
 // https://en.wikipedia.org/wiki/Constant_folding); its skipAfter jumps here too, so the rules it
 // passes over are never walked. Writes before the first rule that stays become the starting TX.
 // A rule nothing can observe (tx-reads.ts) is left out too.
-
 import { SCORE_VARIABLE, type CompiledRule } from './compiled-rule'
 import { templateOf } from './macros'
 import type { CrsRule } from './program'
 import type { Entry } from './request'
+import { EMPTY_COLLECTIONS } from './request-collections'
 import { removedRuleIds, type FoldedEffect, type TxStart, type TxWrite } from './transaction'
 
 /** A phase's rules as compiled: undefined where a marker stands, `skipTo` its items' indexes. */
@@ -194,7 +195,8 @@ class KnownTx {
 
   /**
    * How many links of a rule's chain, from the first, run the same on every request here: each
-   * reads only known TX variables (targets and macros), and does nothing but write TX (no ctl,
+   * reads only known TX variables and collections that hold nothing (targets and macros), and
+   * does nothing but write TX (no ctl,
    * no score: a score names the request's match in the trace). A chain whose constant links do
    * not all match is decided by them alone.
    */
@@ -211,6 +213,7 @@ class KnownTx {
   private isConstant(link: CrsRule): boolean {
     if ((link.controls ?? []).length > 0) return false
     for (const variable of link.variables) {
+      if (EMPTY_COLLECTIONS.has(variable.collection)) continue
       if (variable.collection !== 'TX') return false
       if (variable.key === undefined ? !this.knowsAll() : !this.knows(variable.key.toLowerCase()))
         return false
