@@ -107,6 +107,22 @@ ${SUM}`)
     expect(program.run(crsRequest({ uri: '/?q=a%2541' }), options).anomalyScore).toBe(2)
   })
 
+  it('with multiMatch, takes each transformation’s own report of a change', () => {
+    const program =
+      runnerOf(`SecRule ARGS "@rx x" "id:1,phase:2,t:none,t:utf8toUnicode,t:compressWhitespace,t:cmdLine,multiMatch,setvar:tx.anomaly_score_pl1=+1"
+${SUM}`)
+    const score = (query: string) => program.run(crsRequest({ uri: `/?q=${query}` }), options)
+    // as sent, and after cmdLine, which always reports a change
+    expect(score('x').anomalyScore).toBe(2)
+    // utf8toUnicode made é %u00e9: one more
+    expect(score('x%C3%A9').anomalyScore).toBe(3)
+    // a bad lead byte utf8toUnicode drops is no change it reports
+    expect(score('x%C3').anomalyScore).toBe(2)
+    // compressWhitespace squeezed two spaces: one more; a tab made a space is none
+    expect(score('x%20%20y').anomalyScore).toBe(3)
+    expect(score('x%09y').anomalyScore).toBe(2)
+  })
+
   it('neither runs nor scores a disabled rule', () => {
     const program =
       runnerOf(`SecRule ARGS "@rx evil" "id:1,phase:2,setvar:tx.anomaly_score_pl1=+5,setvar:tx.flag=1"
