@@ -48,10 +48,16 @@ export function parseArguments(text: string): Entry[] {
   return entries
 }
 
-/** parse_cookies_v0(): `;`-separated `name=value` pairs, leading spaces skipped. */
+/**
+ * parse_cookies_v0(): `name=value` pairs, leading spaces skipped, separated by `;`, or by `,` when
+ * the header holds no `;` and its first `,` is followed by a space (modsecurity_tx_init(), which
+ * sees repeated Cookie headers as Apache joins them, with `, `).
+ */
 export function parseCookies(header: string): Entry[] {
   const entries: Entry[] = []
-  for (const part of header.split(';')) {
+  const comma = header.indexOf(',')
+  const separator = comma >= 0 && header[comma + 1] === ' ' && !header.includes(';') ? ',' : ';'
+  for (const part of header.split(separator)) {
     const cookie = part.replace(/^[ \t]+/, '')
     if (cookie === '') continue
     const eq = cookie.indexOf('=')
@@ -60,6 +66,21 @@ export function parseCookies(header: string): Entry[] {
     entries.push([name, eq < 0 ? '' : cookie.slice(eq + 1)])
   }
   return entries
+}
+
+/**
+ * The length of the UTF-8 sequence at `i` of a binary string as yajl_lex_utf8_char() checks it
+ * (a lead byte and as many continuation bytes as it announces, by their shape only: overlong forms
+ * pass), or 0 when it is malformed, which makes the string a lexical error.
+ */
+function utf8SequenceLength(text: string, i: number): number {
+  const lead = text.charCodeAt(i)
+  const continuations = lead >> 5 === 0x6 ? 1 : lead >> 4 === 0xe ? 2 : lead >> 3 === 0x1e ? 3 : -1
+  if (continuations < 0) return 0
+  for (let k = 1; k <= continuations; k++) {
+    if (i + k >= text.length || text.charCodeAt(i + k) >> 6 !== 0x2) return 0
+  }
+  return continuations + 1
 }
 
 /**
@@ -138,9 +159,14 @@ export function parseJson(body: string): { args: Entry[]; error: boolean } {
           out += codePointBytes(code)
         } else return undefined
       } else if (c.charCodeAt(0) < 0x20) return undefined
-      else {
+      else if (c.charCodeAt(0) < 0x80) {
         out += c
         i++
+      } else {
+        const length = utf8SequenceLength(body, i)
+        if (length === 0) return undefined
+        out += body.slice(i, i + length)
+        i += length
       }
     }
     if (i >= body.length) return undefined
@@ -276,6 +302,24 @@ function decodeXmlText(text: string, entities: ReadonlyMap<string, string>): str
   })
 }
 
+const UTF8_BOM = '\xef\xbb\xbf'
+
+/**
+ * The index of the first `char` from `from` on that is outside a quoted literal (`"…"` or `'…'`,
+ * as attribute values and DOCTYPE literals are written), or -1.
+ */
+function outsideQuotes(body: string, from: number, char: string): number {
+  let quote: string | undefined
+  for (let i = from; i < body.length; i++) {
+    const c = body[i]!
+    if (quote !== undefined) {
+      if (c === quote) quote = undefined
+    } else if (c === char) return i
+    else if (c === '"' || c === "'") quote = c
+  }
+  return -1
+}
+
 /**
  * XML:/* (the document's text) and XML://@* (its attributes' values), or a parse error; text and
  * values as libxml2 leaves them: line ends normalised to `\n`, references and entities decoded,
@@ -283,6 +327,8 @@ function decodeXmlText(text: string, entities: ReadonlyMap<string, string>): str
  */
 export function parseXml(raw: string): { text: string[]; attributes: string[]; error: boolean } {
   let body = raw.replace(/\r\n?/g, '\n')
+  // A UTF-8 byte order mark says the encoding; it is no part of the document.
+  if (body.startsWith(UTF8_BOM)) body = body.slice(UTF8_BOM.length)
   if (/^<\?xml[^>]*encoding\s*=\s*["'](?:iso-8859-1|latin-?1|iso_8859-1)["']/i.test(body))
     // libxml2 hands the rules the document converted to UTF-8: each byte is a code point.
     body = utf8Bytes(body)
@@ -307,11 +353,11 @@ export function parseXml(raw: string): { text: string[]; attributes: string[]; e
     if (lt < 0) break
     if (!seenRoot && /^<!DOCTYPE\b/i.test(body.slice(lt, lt + 9))) {
       // the internal subset, [ ... ], holds the entities' declarations
-      const open = body.indexOf('[', lt)
-      const firstClose = body.indexOf('>', lt)
+      const open = outsideQuotes(body, lt, '[')
+      const firstClose = outsideQuotes(body, lt, '>')
       let close = firstClose
       if (open >= 0 && (firstClose < 0 || open < firstClose)) {
-        const end = body.indexOf(']', open)
+        const end = outsideQuotes(body, open, ']')
         if (end < 0) return { text: [], attributes: [], error: true }
         const subset = body.slice(open + 1, end)
         for (const m of subset.matchAll(/<!ENTITY\s+([^\s%]+)\s+(?:"([^"]*)"|'([^']*)')\s*>/g)) {
@@ -323,14 +369,15 @@ export function parseXml(raw: string): { text: string[]; attributes: string[]; e
             return { text: [], attributes: [], error: true }
           entities.set(m[1]!, replacement)
         }
-        close = body.indexOf('>', end)
+        close = outsideQuotes(body, end, '>')
       }
       if (close < 0) return { text: [], attributes: [], error: true }
       i = close + 1
       continue
     }
     if (body.startsWith('<?', lt) || body.startsWith('<!--', lt) || body.startsWith('<!', lt)) {
-      const close = body.startsWith('<!--', lt) ? body.indexOf('-->', lt) : body.indexOf('>', lt)
+      const end = body.startsWith('<!--', lt) ? '-->' : body.startsWith('<?', lt) ? '?>' : '>'
+      const close = body.indexOf(end, lt + 2)
       if (close < 0) return { text: [], attributes: [], error: true }
       if (body.startsWith('<![CDATA[', lt)) {
         const end = body.indexOf(']]>', lt)
@@ -339,10 +386,10 @@ export function parseXml(raw: string): { text: string[]; attributes: string[]; e
         i = end + 3
         continue
       }
-      i = close + (body.startsWith('<!--', lt) ? 3 : 1)
+      i = close + end.length
       continue
     }
-    const gt = body.indexOf('>', lt)
+    const gt = outsideQuotes(body, lt, '>')
     if (gt < 0) return { text: [], attributes: [], error: true }
     const tag = body.slice(lt + 1, gt)
     if (tag.startsWith('/')) {
@@ -352,8 +399,10 @@ export function parseXml(raw: string): { text: string[]; attributes: string[]; e
       if (name === undefined || (seenRoot && stack.length === 0))
         return { text: [], attributes: [], error: true }
       seenRoot = true
-      for (const m of tag.matchAll(/\s[^\s=]+\s*=\s*(?:"([^"]*)"|'([^']*)')/g)) {
-        const value = decodeXmlText((m[1] ?? m[2] ?? '').replace(/[\t\n]/g, ' '), entities)
+      for (const m of tag.matchAll(/\s([^\s=]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g)) {
+        // Namespace declarations are no attributes to libxml2's tree (xmlns, xmlns:prefix).
+        if (m[1] === 'xmlns' || m[1]!.startsWith('xmlns:')) continue
+        const value = decodeXmlText((m[2] ?? m[3] ?? '').replace(/[\t\n]/g, ' '), entities)
         decoded += value.length
         if (decoded > amplificationLimit) return { text: [], attributes: [], error: true }
         attributes.push(value)

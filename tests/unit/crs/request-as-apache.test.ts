@@ -4,7 +4,7 @@
 // reads, JSON keys and escapes, XML references and entities, MATCHED_VARS, the arguments limit,
 // and REQUEST_BODY where the body's processor failed.
 import { describe, expect, it } from 'vitest'
-import { parseJson, parseXml } from '../../../src-main/engine/crs/request'
+import { parseCookies, parseJson, parseXml } from '../../../src-main/engine/crs/request'
 import { apachePath } from '../../../src-main/engine/crs/request-collections'
 import { runOnDescription as run } from './programs'
 
@@ -45,6 +45,21 @@ describe('JSON bodies', () => {
       ['p', '\u00f0\u009f\u0098\u0080'],
     ])
   })
+
+  it('refuse a string whose bytes are not shaped as UTF-8, as yajl validates them', () => {
+    // A lead byte with its continuation bytes passes, overlong forms too; anything else is an error.
+    expect(parseJson('{"a": "\xc3\xa9", "b": "\xc0\xbc", "c": "\xf0\x9f\x98\x80"}')).toEqual({
+      args: [
+        ['a', '\xc3\xa9'],
+        ['b', '\xc0\xbc'],
+        ['c', '\xf0\x9f\x98\x80'],
+      ],
+      error: false,
+    })
+    for (const bad of ['\xff <script>', '\xc3 x', '\xe2\x82', '\xa9', '\xf8\x80\x80\x80\x80'])
+      expect(parseJson(`{"a": "${bad}"}`), bad).toEqual({ args: [], error: true })
+    expect(parseJson('{"\xff": "x"}').error).toBe(true)
+  })
 })
 
 describe('XML bodies', () => {
@@ -66,6 +81,52 @@ describe('XML bodies', () => {
     const body = `<!DOCTYPE r [<!ENTITY a "${a}">${level('b', 'a')}${level('c', 'b')}${level('d', 'c')}]><r>&d;</r>`
     expect(parseXml(body).error).toBe(true)
     expect(parseXml(`<r>${'&amp;'.repeat(100)}</r>`).error).toBe(false)
+  })
+})
+
+describe('XML bodies as libxml2 reads their markup', () => {
+  it('skip a UTF-8 byte order mark', () => {
+    expect(parseXml('\xef\xbb\xbf<a>x</a>')).toEqual({ text: ['x'], attributes: [], error: false })
+  })
+
+  it('leave namespace declarations out of the attributes', () => {
+    expect(parseXml('<a xmlns="urn:d" xmlns:x="urn:x" x:b="1" xmlnsy="2"><b>t</b></a>')).toEqual({
+      text: ['t'],
+      attributes: ['1', '2'],
+      error: false,
+    })
+  })
+
+  it('end a tag at the first > outside its quoted attribute values', () => {
+    expect(parseXml(`<a b="x>&lt;s&gt;" c='>'>t</a>`)).toEqual({
+      text: ['t'],
+      attributes: ['x><s>', '>'],
+      error: false,
+    })
+  })
+
+  it('end a processing instruction at ?> and a DOCTYPE outside its literals', () => {
+    expect(parseXml('<?pi x>y?><!DOCTYPE a SYSTEM "x>y"><a>t</a>').text).toEqual(['t'])
+    expect(parseXml('<!DOCTYPE a [<!ENTITY e "]>">]><a>&e;</a>')).toEqual({
+      text: [']>'],
+      attributes: [],
+      error: false,
+    })
+  })
+})
+
+describe('Cookie headers', () => {
+  it('split at ; or, when there is none and the first , is followed by a space, at ,', () => {
+    // Apache joins repeated Cookie headers with ", " (modsecurity_tx_init, parse_cookies_v0).
+    expect(parseCookies('a=1, b=2')).toEqual([
+      ['a', '1'],
+      ['b', '2'],
+    ])
+    expect(parseCookies('a=1,b=2, c=3')).toEqual([['a', '1,b=2, c=3']])
+    expect(parseCookies('a=1, b=2; c=3')).toEqual([
+      ['a', '1, b=2'],
+      ['c', '3'],
+    ])
   })
 })
 
