@@ -289,17 +289,59 @@ function characterReference(ref: string): string {
  */
 const ENTITY_TEXT_LIMIT = 1 << 16
 
+const REFERENCE = /&(#[0-9]+|#x[0-9a-fA-F]+|[A-Za-z_:][\w.:-]*);/g
+const CHARACTER_REFERENCE = /&(#[0-9]+|#x[0-9a-fA-F]+);/g
+
+/** An entity that refers to itself, or whose text outgrows ENTITY_TEXT_LIMIT: a parse error. */
+class EntityRefused extends Error {}
+
 /**
- * Text as libxml2 gives it to xmlNodeGetContent(): character references and the predefined
- * entities decoded, the internal subset's entities replaced by their text (expanded when they
- * were declared); a reference to an unknown entity stays as it is.
+ * The internal subset's general entities as libxml2 treats them
+ * (https://www.w3.org/TR/xml/#intern-replacement): a declaration expands the character references
+ * of its value; a use expands the rest, the entities it names included, so an entity may name one
+ * declared after it. An external entity (SYSTEM, PUBLIC) is not loaded: its text is empty. Each
+ * entity is expanded once, at its first use.
  */
-function decodeXmlText(text: string, entities: ReadonlyMap<string, string>): string {
-  if (!text.includes('&')) return text
-  return text.replace(/&(#[0-9]+|#x[0-9a-fA-F]+|[A-Za-z_:][\w.:-]*);/g, (whole, ref: string) => {
-    if (ref.startsWith('#')) return characterReference(ref)
-    return PREDEFINED_ENTITIES[ref] ?? entities.get(ref) ?? whole
-  })
+class XmlEntities {
+  private readonly declared = new Map<string, string>()
+  /** by name: the expanded text, or undefined while it is being expanded */
+  private readonly expanded = new Map<string, string | undefined>()
+
+  /** The first declaration of a name is the one in force (https://www.w3.org/TR/xml/#sec-entity-decl). */
+  declare(name: string, value: string): void {
+    if (this.declared.has(name)) return
+    this.declared.set(
+      name,
+      value.replace(CHARACTER_REFERENCE, (_, ref: string) => characterReference(ref)),
+    )
+  }
+
+  /**
+   * Text as libxml2 gives it to xmlNodeGetContent(): references decoded; a reference to an
+   * unknown entity stays as it is. Throws EntityRefused.
+   */
+  decode(text: string): string {
+    if (!text.includes('&')) return text
+    return text.replace(REFERENCE, (whole, ref: string) => {
+      if (ref.startsWith('#')) return characterReference(ref)
+      return PREDEFINED_ENTITIES[ref] ?? this.expansion(ref) ?? whole
+    })
+  }
+
+  private expansion(name: string): string | undefined {
+    if (this.expanded.has(name)) {
+      const text = this.expanded.get(name)
+      if (text === undefined) throw new EntityRefused(`entity ${name} refers to itself`)
+      return text
+    }
+    const value = this.declared.get(name)
+    if (value === undefined) return undefined
+    this.expanded.set(name, undefined)
+    const text = this.decode(value)
+    if (text.length > ENTITY_TEXT_LIMIT) throw new EntityRefused(`entity ${name} amplifies`)
+    this.expanded.set(name, text)
+    return text
+  }
 }
 
 const UTF8_BOM = '\xef\xbb\xbf'
@@ -326,6 +368,15 @@ function outsideQuotes(body: string, from: number, char: string): number {
  * whitespace in attribute values made spaces.
  */
 export function parseXml(raw: string): { text: string[]; attributes: string[]; error: boolean } {
+  try {
+    return parseXmlDocument(raw)
+  } catch (e) {
+    if (e instanceof EntityRefused) return { text: [], attributes: [], error: true }
+    throw e
+  }
+}
+
+function parseXmlDocument(raw: string): { text: string[]; attributes: string[]; error: boolean } {
   let body = raw.replace(/\r\n?/g, '\n')
   // A UTF-8 byte order mark says the encoding; it is no part of the document.
   if (body.startsWith(UTF8_BOM)) body = body.slice(UTF8_BOM.length)
@@ -333,7 +384,7 @@ export function parseXml(raw: string): { text: string[]; attributes: string[]; e
     // libxml2 hands the rules the document converted to UTF-8: each byte is a code point.
     body = utf8Bytes(body)
   const attributes: string[] = []
-  const entities = new Map<string, string>()
+  const entities = new XmlEntities()
   // Entities used many times amplify the document as well (libxml2 refuses ten times its size).
   const amplificationLimit = Math.max(ENTITY_TEXT_LIMIT, 10 * body.length)
   let decoded = 0
@@ -345,7 +396,7 @@ export function parseXml(raw: string): { text: string[]; attributes: string[]; e
     const lt = body.indexOf('<', i)
     const chunk = body.slice(i, lt < 0 ? body.length : lt)
     if (stack.length > 0) {
-      const value = decodeXmlText(chunk, entities)
+      const value = entities.decode(chunk)
       decoded += value.length
       if (decoded > amplificationLimit) return { text: [], attributes: [], error: true }
       text += value
@@ -360,15 +411,9 @@ export function parseXml(raw: string): { text: string[]; attributes: string[]; e
         const end = outsideQuotes(body, open, ']')
         if (end < 0) return { text: [], attributes: [], error: true }
         const subset = body.slice(open + 1, end)
-        for (const m of subset.matchAll(/<!ENTITY\s+([^\s%]+)\s+(?:"([^"]*)"|'([^']*)')\s*>/g)) {
-          // The first declaration of a name is the one in force:
-          // https://www.w3.org/TR/xml/#sec-entity-decl
-          if (entities.has(m[1]!)) continue
-          const replacement = decodeXmlText(m[2] ?? m[3] ?? '', entities)
-          if (replacement.length > ENTITY_TEXT_LIMIT)
-            return { text: [], attributes: [], error: true }
-          entities.set(m[1]!, replacement)
-        }
+        const declarations =
+          /<!ENTITY\s+([^\s%]+)\s+(?:"([^"]*)"|'([^']*)'|(?:SYSTEM|PUBLIC)\s[^>]*)\s*>/g
+        for (const m of subset.matchAll(declarations)) entities.declare(m[1]!, m[2] ?? m[3] ?? '')
         close = outsideQuotes(body, end, '>')
       }
       if (close < 0) return { text: [], attributes: [], error: true }
@@ -402,7 +447,7 @@ export function parseXml(raw: string): { text: string[]; attributes: string[]; e
       for (const m of tag.matchAll(/\s([^\s=]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g)) {
         // Namespace declarations are no attributes to libxml2's tree (xmlns, xmlns:prefix).
         if (m[1] === 'xmlns' || m[1]!.startsWith('xmlns:')) continue
-        const value = decodeXmlText((m[2] ?? m[3] ?? '').replace(/[\t\n]/g, ' '), entities)
+        const value = entities.decode((m[2] ?? m[3] ?? '').replace(/[\t\n]/g, ' '))
         decoded += value.length
         if (decoded > amplificationLimit) return { text: [], attributes: [], error: true }
         attributes.push(value)

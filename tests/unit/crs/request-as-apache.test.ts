@@ -75,6 +75,25 @@ describe('XML bodies', () => {
     })
   })
 
+  it('expand an entity where it is used: later entities, character references twice, external ones empty', () => {
+    const parsed = parseXml(
+      '<!DOCTYPE r [<!ENTITY e "&f;-&#38;lt;"><!ENTITY f "java.lang.Runtime">' +
+        '<!ENTITY s SYSTEM "file:///etc/passwd"><!ENTITY p PUBLIC "-//x" "http://x/y">]>' +
+        '<r a="&e;">&e; [&s;&p;]</r>',
+    )
+    expect(parsed).toEqual({
+      text: ['java.lang.Runtime-< []'],
+      attributes: ['java.lang.Runtime-<'],
+      error: false,
+    })
+  })
+
+  it('refuse an entity that refers to itself as a parse error', () => {
+    expect(parseXml('<!DOCTYPE r [<!ENTITY a "&b;"><!ENTITY b "x&a;">]><r>&a;</r>').error).toBe(
+      true,
+    )
+  })
+
   it('refuse entities that amplify the document (a billion laughs) as a parse error', () => {
     const a = 'a'.repeat(80)
     const level = (name: string, of: string) => `<!ENTITY ${name} "${`&${of};`.repeat(10)}">`
