@@ -289,8 +289,13 @@ function characterReference(ref: string): string {
  */
 const ENTITY_TEXT_LIMIT = 1 << 16
 
-const REFERENCE = /&(#[0-9]+|#x[0-9a-fA-F]+|[A-Za-z_:][\w.:-]*);/g
-const CHARACTER_REFERENCE = /&(#[0-9]+|#x[0-9a-fA-F]+);/g
+const CHARACTER = '#[0-9]+|#x[0-9a-fA-F]+'
+const CHARACTER_REFERENCE = new RegExp(`&(${CHARACTER});`, 'g')
+/** a character reference, or a reference to a predefined or declared entity */
+const REFERENCE = new RegExp(`&(${CHARACTER}|[A-Za-z_:][\\w.:-]*);`, 'g')
+/** an internal subset's general entity declaration: its name, and its value unless external */
+const ENTITY_DECLARATION =
+  /<!ENTITY\s+([^\s%]+)\s+(?:"([^"]*)"|'([^']*)'|(?:SYSTEM|PUBLIC)\s[^>]*)\s*>/g
 
 /** An entity that refers to itself, or whose text outgrows ENTITY_TEXT_LIMIT: a parse error. */
 class EntityRefused extends Error {}
@@ -411,9 +416,8 @@ function parseXmlDocument(raw: string): { text: string[]; attributes: string[]; 
         const end = outsideQuotes(body, open, ']')
         if (end < 0) return { text: [], attributes: [], error: true }
         const subset = body.slice(open + 1, end)
-        const declarations =
-          /<!ENTITY\s+([^\s%]+)\s+(?:"([^"]*)"|'([^']*)'|(?:SYSTEM|PUBLIC)\s[^>]*)\s*>/g
-        for (const m of subset.matchAll(declarations)) entities.declare(m[1]!, m[2] ?? m[3] ?? '')
+        for (const m of subset.matchAll(ENTITY_DECLARATION))
+          entities.declare(m[1]!, m[2] ?? m[3] ?? '')
         close = outsideQuotes(body, end, '>')
       }
       if (close < 0) return { text: [], attributes: [], error: true }
@@ -421,8 +425,12 @@ function parseXmlDocument(raw: string): { text: string[]; attributes: string[]; 
       continue
     }
     if (body.startsWith('<?', lt) || body.startsWith('<!--', lt) || body.startsWith('<!', lt)) {
-      const end = body.startsWith('<!--', lt) ? '-->' : body.startsWith('<?', lt) ? '?>' : '>'
-      const close = body.indexOf(end, lt + 2)
+      const terminator = body.startsWith('<!--', lt)
+        ? '-->'
+        : body.startsWith('<?', lt)
+          ? '?>'
+          : '>'
+      const close = body.indexOf(terminator, lt + 2)
       if (close < 0) return { text: [], attributes: [], error: true }
       if (body.startsWith('<![CDATA[', lt)) {
         const end = body.indexOf(']]>', lt)
@@ -431,7 +439,7 @@ function parseXmlDocument(raw: string): { text: string[]; attributes: string[]; 
         i = end + 3
         continue
       }
-      i = close + end.length
+      i = close + terminator.length
       continue
     }
     const gt = outsideQuotes(body, lt, '>')
