@@ -30,6 +30,8 @@ export class ServiceJobs {
   /** the zone whose jobs are followed */
   private followed: string | null = null
   private timer: ReturnType<typeof setTimeout> | undefined
+  /** how many lists have been asked for: only the latest one's answer is taken */
+  private listings = 0
   /** callers of idle(), answered once nothing runs */
   private waiting: (() => void)[] = []
 
@@ -71,9 +73,12 @@ export class ServiceJobs {
   async refresh(): Promise<void> {
     const zoneId = this.followed
     if (zoneId === null) return
+    const listing = ++this.listings
     try {
       const jobs = await workbenchApi.get<ReplayJob[]>(this.path(zoneId))
-      if (zoneId !== this.followed) return
+      // Lists asked for one after the other may be answered in either order (a poll's and a
+      // start's): an older list would lack the job just started and put back the one shown before.
+      if (zoneId !== this.followed || listing !== this.listings) return
       // A job that has just finished is shown (its result is what the user waits for), as is the
       // newest finished one when the one shown is gone.
       const finished = jobs.find(
@@ -87,6 +92,7 @@ export class ServiceJobs {
         this.shownId = jobs.find((job) => job.state === 'done')?.id ?? null
       }
     } catch (error) {
+      if (listing !== this.listings) return
       this.error = error
     }
     clearTimeout(this.timer)

@@ -1,6 +1,7 @@
 // ServiceJobs, the screens' view of a zone's jobs run by the service, against a real service
 // through the renderer's bridge: a compare started from a text is followed until it ends, its
-// verdicts are read, a finished job is removed, and a shell without a file dialog says so.
+// verdicts are read, a list answered late does not undo a start, a finished job is removed, and a
+// shell without a file dialog says so.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { newZone, type Running } from '../../../api/harness'
@@ -35,6 +36,34 @@ describe('ServiceJobs', () => {
     expect(jobs.shown?.summary).toMatchObject({ requests: 3, format: 'requests' })
     const lines = (await jobs.verdicts(jobs.shown!)).trim().split('\n')
     expect(lines.map((line) => JSON.parse(line).index)).toEqual([0, 1, 2])
+    jobs.stop()
+  })
+
+  it('keeps the job a start shows over a list asked for before it and answered after', async () => {
+    const jobs = new jobsModule.ServiceJobs('waf_migration/compares')
+    await jobs.follow(zoneId)
+    await jobs.post(traffic(3))
+    await jobs.idle()
+    const before = jobs.shownId
+    // The next list's answer is held back, as a slow connection holds it, until after the start.
+    const transport = window.workbench!
+    const callApi = transport.callApi
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    transport.callApi = async (input) => {
+      transport.callApi = callApi
+      const answer = await callApi(input)
+      await held
+      return answer
+    }
+    const late = jobs.refresh()
+    await jobs.post(traffic(3))
+    const started = jobs.shownId
+    expect(started).not.toBe(before)
+    release()
+    await late
+    await jobs.idle()
+    expect(jobs.shownId).toBe(started)
     jobs.stop()
   })
 
