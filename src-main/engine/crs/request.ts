@@ -3,8 +3,9 @@
 // msc_json.c, msc_xml.c of https://github.com/owasp-modsecurity/ModSecurity/tree/v2/master).
 // Everything is built from the evaluation context the rest of the engine uses, on first use.
 
-import { RAW_REQUEST_LINE, utf8Bytes, type EvaluationContext } from '@shared/expression'
+import { RAW_REQUEST_LINE, type EvaluationContext } from '@shared/expression'
 import { cString } from './transformations'
+import { xmlAsUtf8 } from './xml-encoding'
 
 /** A value of a collection: its key as ModSecurity names it, and its bytes. */
 export type Entry = readonly [key: string, value: string]
@@ -349,8 +350,6 @@ class XmlEntities {
   }
 }
 
-const UTF8_BOM = '\xef\xbb\xbf'
-
 /**
  * The index of the first `char` from `from` on that is outside a quoted literal (`"…"` or `'…'`,
  * as attribute values and DOCTYPE literals are written), or -1.
@@ -382,12 +381,9 @@ export function parseXml(raw: string): { text: string[]; attributes: string[]; e
 }
 
 function parseXmlDocument(raw: string): { text: string[]; attributes: string[]; error: boolean } {
-  let body = raw.replace(/\r\n?/g, '\n')
-  // A UTF-8 byte order mark says the encoding; it is no part of the document.
-  if (body.startsWith(UTF8_BOM)) body = body.slice(UTF8_BOM.length)
-  if (/^<\?xml[^>]*encoding\s*=\s*["'](?:iso-8859-1|latin-?1|iso_8859-1)["']/i.test(body))
-    // libxml2 hands the rules the document converted to UTF-8: each byte is a code point.
-    body = utf8Bytes(body)
+  const utf8 = xmlAsUtf8(raw)
+  if (utf8 === undefined) return { text: [], attributes: [], error: true }
+  const body = utf8.replace(/\r\n?/g, '\n')
   const attributes: string[] = []
   const entities = new XmlEntities()
   // Entities used many times amplify the document as well (libxml2 refuses ten times its size).

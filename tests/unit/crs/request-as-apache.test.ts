@@ -1,8 +1,8 @@
 // What the OWASP ruleset's collections hold where Apache, yajl and libxml2 shape the request
 // before ModSecurity's rules see it (found by a differential fuzz against the reference; the
 // requests and the reference's answers are in tests/fixtures/crs/fuzz-*): the path phase 2
-// reads, JSON keys and escapes, XML references and entities, MATCHED_VARS, the arguments limit,
-// and REQUEST_BODY where the body's processor failed.
+// reads, JSON keys and escapes, XML references, entities and encodings, MATCHED_VARS, the
+// arguments limit, and REQUEST_BODY where the body's processor failed.
 import { describe, expect, it } from 'vitest'
 import { parseCookies, parseJson, parseXml } from '../../../src-main/engine/crs/request'
 import { apachePath } from '../../../src-main/engine/crs/request-collections'
@@ -131,6 +131,46 @@ describe('XML bodies as libxml2 reads their markup', () => {
       attributes: [],
       error: false,
     })
+  })
+})
+
+describe('XML bodies in other encodings, converted to UTF-8 as libxml2 converts them', () => {
+  const declared = (encoding: string, content: string) =>
+    `<?xml version="1.0" encoding="${encoding}"?><a b="${content}">${content}</a>`
+  const utf16 = (text: string, bigEndian: boolean) =>
+    [...text].map((c) => (bigEndian ? `\x00${c}` : `${c}\x00`)).join('')
+
+  it('read the declared single-byte encoding', () => {
+    // windows-1252's 0x80 is the euro sign; ISO-8859-1's is a control; ISO-8859-15's 0xA4 the euro
+    expect(parseXml(declared('windows-1252', 'x\x80\x93')).text).toEqual([
+      'x\xe2\x82\xac\xe2\x80\x9c',
+    ])
+    expect(parseXml(declared('CP1252', '\xe3')).attributes).toEqual(['\xc3\xa3'])
+    expect(parseXml(declared('ISO-8859-1', '\x80')).text).toEqual(['\xc2\x80'])
+    expect(parseXml(declared('ISO-8859-15', '\xa4')).text).toEqual(['\xe2\x82\xac'])
+    expect(parseXml(declared('iso-8859-2', '\xa1')).text).toEqual(['\xc4\x84'])
+  })
+
+  it('refuse a byte the encoding has no character for', () => {
+    expect(parseXml(declared('windows-1252', '\x81')).error).toBe(true)
+    expect(parseXml(declared('ISO-8859-3', '\xa5')).error).toBe(true)
+  })
+
+  it('heed a declaration after a UTF-8 byte order mark', () => {
+    expect(parseXml(`\xef\xbb\xbf${declared('ISO-8859-1', '\xe9')}`).text).toEqual(['\xc3\xa9'])
+  })
+
+  it('read UTF-16 by its byte order mark or its first characters, whatever the declaration says', () => {
+    const document = declared('windows-1252', '\xe9')
+    expect(parseXml(`\xff\xfe${utf16(document, false)}`).text).toEqual(['\xc3\xa9'])
+    expect(parseXml(`\xfe\xff${utf16(document, true)}`).text).toEqual(['\xc3\xa9'])
+    expect(parseXml(utf16('<?xml version="1.0"?><a>t\r\n</a>', false)).text).toEqual(['t\n'])
+    expect(parseXml(`\xff\xfe${utf16('<a>t</a>', false)}\x00`).error).toBe(true)
+  })
+
+  it('leave UTF-8 and encodings it does not know as the bytes are', () => {
+    expect(parseXml(declared('UTF-8', '\xc3\xa9')).text).toEqual(['\xc3\xa9'])
+    expect(parseXml(declared('Shift_JIS', '\x82\xa0')).text).toEqual(['\x82\xa0'])
   })
 })
 
