@@ -32,6 +32,8 @@ export class ServiceJobs {
   private timer: ReturnType<typeof setTimeout> | undefined
   /** how many lists have been asked for: only the latest one's answer is taken */
   private listings = 0
+  /** the latest list asked for, which the caller of an older one waits for instead */
+  private latestListing: Promise<void> = Promise.resolve()
   /** callers of idle(), answered once nothing runs */
   private waiting: (() => void)[] = []
 
@@ -70,15 +72,22 @@ export class ServiceJobs {
     this.answerWaiting()
   }
 
-  async refresh(): Promise<void> {
+  /** Reads the jobs again; resolves once the latest list asked for is taken. */
+  refresh(): Promise<void> {
+    this.latestListing = this.list()
+    return this.latestListing
+  }
+
+  private async list(): Promise<void> {
     const zoneId = this.followed
     if (zoneId === null) return
     const listing = ++this.listings
     try {
       const jobs = await workbenchApi.get<ReplayJob[]>(this.path(zoneId))
+      if (zoneId !== this.followed) return
       // Lists asked for one after the other may be answered in either order (a poll's and a
       // start's): an older list would lack the job just started and put back the one shown before.
-      if (zoneId !== this.followed || listing !== this.listings) return
+      if (listing !== this.listings) return this.latestListing
       // A job that has just finished is shown (its result is what the user waits for), as is the
       // newest finished one when the one shown is gone.
       const finished = jobs.find(
@@ -92,7 +101,7 @@ export class ServiceJobs {
         this.shownId = jobs.find((job) => job.state === 'done')?.id ?? null
       }
     } catch (error) {
-      if (listing !== this.listings) return
+      if (listing !== this.listings) return this.latestListing
       this.error = error
     }
     clearTimeout(this.timer)

@@ -39,13 +39,8 @@ describe('ServiceJobs', () => {
     jobs.stop()
   })
 
-  it('keeps the job a start shows over a list asked for before it and answered after', async () => {
-    const jobs = new jobsModule.ServiceJobs('waf_migration/compares')
-    await jobs.follow(zoneId)
-    await jobs.post(traffic(3))
-    await jobs.idle()
-    const before = jobs.shownId
-    // The next list's answer is held back, as a slow connection holds it, until after the start.
+  /** Holds back the next call's answer, as a slow connection holds it, until released. */
+  function holdNextAnswer(): () => void {
     const transport = window.workbench!
     const callApi = transport.callApi
     let release!: () => void
@@ -56,6 +51,16 @@ describe('ServiceJobs', () => {
       await held
       return answer
     }
+    return release
+  }
+
+  it('keeps the job a start shows over a list asked for before it and answered after', async () => {
+    const jobs = new jobsModule.ServiceJobs('waf_migration/compares')
+    await jobs.follow(zoneId)
+    await jobs.post(traffic(3))
+    await jobs.idle()
+    const before = jobs.shownId
+    const release = holdNextAnswer()
     const late = jobs.refresh()
     await jobs.post(traffic(3))
     const started = jobs.shownId
@@ -64,6 +69,24 @@ describe('ServiceJobs', () => {
     await late
     await jobs.idle()
     expect(jobs.shownId).toBe(started)
+    jobs.stop()
+  })
+
+  it('answers a caller of an older list once the latest one is taken', async () => {
+    const jobs = new jobsModule.ServiceJobs('waf_migration/compares')
+    await jobs.follow(zoneId)
+    const releaseOlder = holdNextAnswer()
+    let olderAnswered = false
+    const older = jobs.refresh().then(() => (olderAnswered = true))
+    const releaseLatest = holdNextAnswer()
+    const latest = jobs.refresh()
+    releaseOlder()
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(olderAnswered).toBe(false)
+    releaseLatest()
+    await older
+    await latest
+    expect(jobs.jobs.length).toBeGreaterThan(0)
     jobs.stop()
   })
 
