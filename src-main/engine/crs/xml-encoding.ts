@@ -3,7 +3,7 @@
 // encodings to iconv). The encoding is the byte order mark's, else the XML declaration's, else
 // UTF-8; a byte the encoding does not have is an error, which refuses the document.
 
-import { utf8Bytes } from '@shared/expression'
+import { toUint8Array, utf8Bytes } from '@shared/expression'
 
 const UTF8_BOM = '\xef\xbb\xbf'
 const UTF16LE_BOM = '\xff\xfe'
@@ -74,8 +74,10 @@ const WINDOWS_1252_HIGH = [
   0x0178,
 ]
 
-/** Other names of the encodings above, as iconv accepts them. */
+/** Other names of the encodings converted here, as iconv accepts them. */
 const ALIASES: Record<string, string> = {
+  latin1: 'iso-8859-1',
+  'latin-1': 'iso-8859-1',
   cp1252: 'windows-1252',
   latin2: 'iso-8859-2',
   latin3: 'iso-8859-3',
@@ -96,7 +98,7 @@ export function xmlAsUtf8(raw: string): string | undefined {
   if (declared === undefined) return body
   const name = ALIASES[declared] ?? declared.replace(/^iso[_-]?8859[_-]?/, 'iso-8859-')
   // ISO-8859-1 is each byte's own code point (WHATWG's decoder for the name is windows-1252's).
-  if (name === 'iso-8859-1' || name === 'latin1' || name === 'latin-1') return utf8Bytes(body)
+  if (name === 'iso-8859-1') return utf8Bytes(body)
   if (name === 'windows-1252') return windows1252(body)
   return SINGLE_BYTE.has(name) ? decoded(body, name) : body
 }
@@ -117,9 +119,8 @@ function windows1252(bytes: string): string | undefined {
 
 /** The bytes decoded from an encoding and written as UTF-8; undefined for bytes it refuses. */
 function decoded(bytes: string, encoding: string): string | undefined {
-  const array = Uint8Array.from(bytes, (c) => c.charCodeAt(0))
   try {
-    return utf8Bytes(new TextDecoder(encoding, { fatal: true }).decode(array))
+    return utf8Bytes(new TextDecoder(encoding, { fatal: true }).decode(toUint8Array(bytes)))
   } catch {
     return undefined
   }
