@@ -138,8 +138,8 @@ export function sniffMime(body: string): string {
   return /[\x00-\x08\x0e-\x1f]/.test(body.slice(0, 512)) ? 'application/octet-stream' : 'text/plain'
 }
 
-function contentType(headers: Map<string, string[]>): { type: string; boundary?: string } {
-  const raw = headers.get('content-type')?.[0] ?? ''
+/** A Content-Type header's type, lower-cased, and its boundary. */
+function contentType(raw: string): { type: string; boundary?: string } {
   const [type = '', ...params] = raw.split(';')
   const out: { type: string; boundary?: string } = { type: type.trim().toLowerCase() }
   for (const p of params) {
@@ -267,163 +267,318 @@ export function requestContext(
   request: RequestDescription,
   options: RequestContextOptions = {},
 ): EvaluationContext {
-  // headers: original names and values in order, map keyed by lower-cased name
-  const names: string[] = []
-  const values: string[] = []
-  const pairs: [string, string][] = []
-  const add = (name: string, lower: string, value: string) => {
-    const val = utf8Bytes(value)
-    names.push(name)
-    values.push(val)
-    pairs.push([lower, val])
-  }
-  const given = request.headers ?? {}
-  for (const name of Object.keys(given)) {
-    const value = given[name]!
-    const n = utf8Bytes(name)
-    const lower = asciiLower(n)
-    if (typeof value === 'string') add(n, lower, value)
-    else for (const v of value) add(n, lower, v)
-  }
-  const headers = groupPairs(pairs)
-  const first = (name: string) => headers.get(name)?.[0]
-
-  // URL
-  const url = utf8Bytes(request.url)
-  const absolute = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\/([^/?#]*)(.*)$/s.exec(url)
-  const scheme = absolute
-    ? (absolute[1] ?? 'http').toLowerCase()
-    : first('x-forwarded-proto')?.toLowerCase() === 'https'
-      ? 'https'
-      : 'http'
-  const authority = absolute ? (absolute[2] ?? '').replace(/^.*@/, '') : undefined
-  let target = absolute ? (absolute[3] ?? '') : url
-  const hash = target.indexOf('#')
-  if (hash >= 0) target = target.slice(0, hash)
-  const q = target.indexOf('?')
-  const rawPath = (q < 0 ? target : target.slice(0, q)) || '/'
-  const rawQuery = q < 0 ? undefined : target.slice(q + 1)
-  const host = first('host') ?? authority ?? ''
-  const path = normalizePath(rawPath, options.normalization ?? 'cloudflare')
-  const uri = rawQuery === undefined ? path : `${path}?${rawQuery}`
-  const rawUri = rawQuery === undefined ? rawPath : `${rawPath}?${rawQuery}`
-  // The raw and the normalized URI share one query, and so one set of arguments (values are
-  // never changed once built).
-  const args = splitPairs(rawQuery ?? '')
-  const argsByName = groupPairs(args)
-  const argNames = args.map((a) => a[0])
-  const argValues = args.map((a) => a[1])
-  const now = request.timestamp ?? Date.now()
-
-  // well-known headers
-  const cookieHeaders = headers.get('cookie')
-
-  // body
-  const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
-  const body =
-    request.body === undefined
-      ? ''
-      : typeof request.body === 'string'
-        ? utf8Bytes(request.body)
-        : fromUint8Array(request.body)
-  const raw = body.length > limit ? body.slice(0, limit) : body
-  const ct = contentType(headers)
-  const form = ct.type === 'application/x-www-form-urlencoded' ? splitPairs(raw) : []
-  const parts =
-    ct.type === 'multipart/form-data' && ct.boundary
-      ? parseMultipart(raw, utf8Bytes(ct.boundary))
-      : []
-
-  // client, scores and bots
-  const ip = request.ip !== undefined ? parseClientIp(request.ip) : undefined
-  if (request.ip !== undefined && !ip)
-    options.warn?.(`invalid client IP ${JSON.stringify(request.ip)}`)
-  const country = request.country === undefined ? undefined : utf8Bytes(request.country)
-  const continent = request.continent === undefined ? undefined : utf8Bytes(request.continent)
-  const scores = request.wafScores ?? {}
-  const waf = scores.score ?? 100
-
-  // One object literal with every field, in the same order for every request: all contexts then
-  // share one shape, which makes building them cheap and every rule's field read a cached lookup.
-  const fields: Record<string, Value | undefined> = {
-    'http.request.headers': headers,
-    'http.request.headers.names': names,
-    'http.request.headers.values': values,
-    'http.request.headers.truncated': false,
-    'http.request.method': utf8Bytes(request.method.toUpperCase()),
-    'http.request.uri': uri,
-    'http.request.uri.path': path,
-    'http.request.uri.path.extension': extensionOf(path),
-    'http.request.uri.query': rawQuery ?? '',
-    'http.request.full_uri': `${scheme}://${host}${uri}`,
-    'raw.http.request.uri': rawUri,
-    'raw.http.request.uri.path': rawPath,
-    'raw.http.request.uri.path.extension': extensionOf(rawPath),
-    'raw.http.request.uri.query': rawQuery ?? '',
-    'raw.http.request.full_uri': `${scheme}://${host}${rawUri}`,
-    'http.request.uri.args': argsByName,
-    'http.request.uri.args.names': argNames,
-    'http.request.uri.args.values': argValues,
-    'raw.http.request.uri.args': argsByName,
-    'raw.http.request.uri.args.names': argNames,
-    'raw.http.request.uri.args.values': argValues,
-    'http.request.version': utf8Bytes(request.httpVersion ?? 'HTTP/1.1'),
-    // Not a Rules field (the scheme has none such): carried for the OWASP ruleset's interpreter.
-    [RAW_REQUEST_LINE]:
-      request.requestLine === undefined ? undefined : utf8Bytes(request.requestLine),
-    'http.request.timestamp.sec': Math.floor(now / 1000),
-    'http.request.timestamp.msec': Math.floor(now % 1000),
-    ssl: scheme === 'https',
-    'http.host': host,
-    'http.user_agent': first('user-agent'),
-    'http.referer': first('referer'),
-    'http.x_forwarded_for': first('x-forwarded-for'),
-    'http.cookie': cookieHeaders?.join('; '),
-    'http.request.cookies': cookiesOf(cookieHeaders),
-    'http.request.accepted_languages': acceptedLanguages(first('accept-language')),
-    'http.request.body.raw': raw,
-    'http.request.body.size': body.length,
-    'http.request.body.truncated': body.length > limit,
-    'http.request.body.mime': body.length > 0 ? sniffMime(raw) : '',
-    'http.request.body.form': groupPairs(form),
-    'http.request.body.form.names': form.map((p) => p[0]),
-    'http.request.body.form.values': form.map((p) => p[1]),
-    'http.request.body.multipart': groupPairs(parts.map((p) => [p.name, p.value])),
-    'http.request.body.multipart.names': parts.map((p) => [p.name]),
-    'http.request.body.multipart.values': parts.map((p) => p.value),
-    'http.request.body.multipart.content_types': parts.map((p) =>
-      p.contentType ? [p.contentType] : [],
-    ),
-    'http.request.body.multipart.content_dispositions': parts.map((p) => [p.disposition]),
-    'http.request.body.multipart.content_transfer_encodings': parts.map((p) =>
-      p.transferEncoding ? [p.transferEncoding] : [],
-    ),
-    'http.request.body.multipart.filenames': parts.map((p) =>
-      p.filename !== undefined ? [p.filename] : [],
-    ),
-    'ip.src': ip,
-    'ip.src.country': country,
-    'ip.geoip.country': country,
-    'ip.src.continent': continent,
-    'ip.geoip.continent': continent,
-    'ip.src.asnum': request.asn,
-    'ip.geoip.asnum': request.asn,
-    'cf.bot_management.score': request.botScore,
-    'cf.client.bot': request.verifiedBot ?? false,
-    'cf.bot_management.verified_bot': request.verifiedBot ?? false,
-    'cf.threat_score': request.threatScore ?? 0,
-    'cf.waf.score': waf,
-    'cf.waf.score.sqli': scores.sqli ?? 100,
-    'cf.waf.score.xss': scores.xss ?? 100,
-    'cf.waf.score.rce': scores.rce ?? 100,
-    'cf.waf.score.class': scoreClass(waf),
-    'cf.tls_version': request.tlsVersion === undefined ? undefined : utf8Bytes(request.tlsVersion),
-  }
-
   return {
-    fields,
+    fields: new RequestFields(request, options),
     ...(options.lists ? { lists: options.lists } : {}),
     ...(options.warn ? { warn: options.warn } : {}),
+  }
+}
+
+/** The lower-cased header name's first value, in header order. */
+function firstHeader(pairs: readonly [string, string][], lower: string): string | undefined {
+  for (const [name, value] of pairs) if (name === lower) return value
+  return undefined
+}
+
+/** A field list and its names and values, built together (query arguments, a form's fields). */
+interface PairFields {
+  byName: Map<string, string[]>
+  names: string[]
+  values: string[]
+}
+
+function pairFields(pairs: readonly [string, string][]): PairFields {
+  return {
+    byName: groupPairs(pairs),
+    names: pairs.map((p) => p[0]),
+    values: pairs.map((p) => p[1]),
+  }
+}
+
+/** The fields the normalized path gives. */
+interface NormalizedUri {
+  path: string
+  uri: string
+  fullUri: string
+}
+
+/** The multipart body's fields. */
+interface MultipartFields {
+  byName: Map<string, string[]>
+  names: string[][]
+  values: string[]
+  contentTypes: string[][]
+  dispositions: string[][]
+  transferEncodings: string[][]
+  filenames: string[][]
+}
+
+/**
+ * A request's fields. Those every request needs (the request line, the headers as sent, the raw
+ * body, the client) are built with it; the others (the header map and what is read from it, the
+ * normalized path, the arguments, the form and multipart bodies, the sniffed type) on first read,
+ * then kept: a zone whose rules read few of them (the OWASP ruleset reads none) does not pay for
+ * them. Every context has the same own fields in the same order and the same getters, so a
+ * rule's read of a field stays a cached lookup.
+ */
+class RequestFields {
+  [field: string]: Value | undefined
+
+  readonly #pairs: [string, string][]
+  readonly #rawPath: string
+  readonly #rawQuery: string | undefined
+  readonly #scheme: string
+  readonly #host: string
+  readonly #normalization: NormalizationMode
+  readonly #body: string
+  #headers: Map<string, string[]> | undefined
+  #uri: NormalizedUri | undefined
+  #query: PairFields | undefined
+  #form: PairFields | undefined
+  #multipart: MultipartFields | undefined
+  #contentType: { type: string; boundary?: string } | undefined
+  #cookies: Map<string, string[]> | undefined
+  #languages: string[] | undefined
+  #mime: string | undefined
+
+  constructor(request: RequestDescription, options: RequestContextOptions) {
+    // headers: original names and values in order; the map, keyed by lower-cased name, on demand
+    const names: string[] = []
+    const values: string[] = []
+    const pairs: [string, string][] = []
+    const add = (name: string, lower: string, value: string) => {
+      const val = utf8Bytes(value)
+      names.push(name)
+      values.push(val)
+      pairs.push([lower, val])
+    }
+    const given = request.headers ?? {}
+    for (const name of Object.keys(given)) {
+      const value = given[name]!
+      const n = utf8Bytes(name)
+      const lower = asciiLower(n)
+      if (typeof value === 'string') add(n, lower, value)
+      else for (const v of value) add(n, lower, v)
+    }
+
+    // URL
+    const url = utf8Bytes(request.url)
+    const absolute = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\/([^/?#]*)(.*)$/s.exec(url)
+    const scheme = absolute
+      ? (absolute[1] ?? 'http').toLowerCase()
+      : firstHeader(pairs, 'x-forwarded-proto')?.toLowerCase() === 'https'
+        ? 'https'
+        : 'http'
+    const authority = absolute ? (absolute[2] ?? '').replace(/^.*@/, '') : undefined
+    let target = absolute ? (absolute[3] ?? '') : url
+    const hash = target.indexOf('#')
+    if (hash >= 0) target = target.slice(0, hash)
+    const q = target.indexOf('?')
+    const rawPath = (q < 0 ? target : target.slice(0, q)) || '/'
+    const rawQuery = q < 0 ? undefined : target.slice(q + 1)
+    const host = firstHeader(pairs, 'host') ?? authority ?? ''
+    const rawUri = rawQuery === undefined ? rawPath : `${rawPath}?${rawQuery}`
+    const now = request.timestamp ?? Date.now()
+
+    // body
+    const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
+    const body =
+      request.body === undefined
+        ? ''
+        : typeof request.body === 'string'
+          ? utf8Bytes(request.body)
+          : fromUint8Array(request.body)
+    const raw = body.length > limit ? body.slice(0, limit) : body
+
+    // client, scores and bots
+    const ip = request.ip !== undefined ? parseClientIp(request.ip) : undefined
+    if (request.ip !== undefined && !ip)
+      options.warn?.(`invalid client IP ${JSON.stringify(request.ip)}`)
+    const country = request.country === undefined ? undefined : utf8Bytes(request.country)
+    const continent = request.continent === undefined ? undefined : utf8Bytes(request.continent)
+    const scores = request.wafScores ?? {}
+    const waf = scores.score ?? 100
+
+    this.#pairs = pairs
+    this.#rawPath = rawPath
+    this.#rawQuery = rawQuery
+    this.#scheme = scheme
+    this.#host = host
+    this.#normalization = options.normalization ?? 'cloudflare'
+    this.#body = raw
+    this['http.request.headers.names'] = names
+    this['http.request.headers.values'] = values
+    this['http.request.headers.truncated'] = false
+    this['http.request.method'] = utf8Bytes(request.method.toUpperCase())
+    this['http.request.uri.query'] = rawQuery ?? ''
+    this['raw.http.request.uri'] = rawUri
+    this['raw.http.request.uri.path'] = rawPath
+    this['raw.http.request.uri.path.extension'] = extensionOf(rawPath)
+    this['raw.http.request.uri.query'] = rawQuery ?? ''
+    this['raw.http.request.full_uri'] = `${scheme}://${host}${rawUri}`
+    this['http.request.version'] = utf8Bytes(request.httpVersion ?? 'HTTP/1.1')
+    // Not a Rules field (the scheme has none such): carried for the OWASP ruleset's interpreter.
+    this[RAW_REQUEST_LINE] =
+      request.requestLine === undefined ? undefined : utf8Bytes(request.requestLine)
+    this['http.request.timestamp.sec'] = Math.floor(now / 1000)
+    this['http.request.timestamp.msec'] = Math.floor(now % 1000)
+    this.ssl = scheme === 'https'
+    this['http.host'] = host
+    this['http.request.body.raw'] = raw
+    this['http.request.body.size'] = body.length
+    this['http.request.body.truncated'] = body.length > limit
+    this['ip.src'] = ip
+    this['ip.src.country'] = country
+    this['ip.geoip.country'] = country
+    this['ip.src.continent'] = continent
+    this['ip.geoip.continent'] = continent
+    this['ip.src.asnum'] = request.asn
+    this['ip.geoip.asnum'] = request.asn
+    this['cf.bot_management.score'] = request.botScore
+    this['cf.client.bot'] = request.verifiedBot ?? false
+    this['cf.bot_management.verified_bot'] = request.verifiedBot ?? false
+    this['cf.threat_score'] = request.threatScore ?? 0
+    this['cf.waf.score'] = waf
+    this['cf.waf.score.sqli'] = scores.sqli ?? 100
+    this['cf.waf.score.xss'] = scores.xss ?? 100
+    this['cf.waf.score.rce'] = scores.rce ?? 100
+    this['cf.waf.score.class'] = scoreClass(waf)
+    this['cf.tls_version'] =
+      request.tlsVersion === undefined ? undefined : utf8Bytes(request.tlsVersion)
+  }
+
+  #headerMap(): Map<string, string[]> {
+    return (this.#headers ??= groupPairs(this.#pairs))
+  }
+
+  #normalizedUri(): NormalizedUri {
+    if (this.#uri === undefined) {
+      const path = normalizePath(this.#rawPath, this.#normalization)
+      const uri = this.#rawQuery === undefined ? path : `${path}?${this.#rawQuery}`
+      this.#uri = { path, uri, fullUri: `${this.#scheme}://${this.#host}${uri}` }
+    }
+    return this.#uri
+  }
+
+  // The raw and the normalized URI share one query, and so one set of arguments (values are
+  // never changed once built).
+  #queryFields(): PairFields {
+    return (this.#query ??= pairFields(splitPairs(this.#rawQuery ?? '')))
+  }
+
+  #bodyType(): { type: string; boundary?: string } {
+    return (this.#contentType ??= contentType(firstHeader(this.#pairs, 'content-type') ?? ''))
+  }
+
+  #formFields(): PairFields {
+    return (this.#form ??= pairFields(
+      this.#bodyType().type === 'application/x-www-form-urlencoded' ? splitPairs(this.#body) : [],
+    ))
+  }
+
+  #multipartFields(): MultipartFields {
+    if (this.#multipart === undefined) {
+      const { type, boundary } = this.#bodyType()
+      const parts =
+        type === 'multipart/form-data' && boundary
+          ? parseMultipart(this.#body, utf8Bytes(boundary))
+          : []
+      this.#multipart = {
+        byName: groupPairs(parts.map((p) => [p.name, p.value])),
+        names: parts.map((p) => [p.name]),
+        values: parts.map((p) => p.value),
+        contentTypes: parts.map((p) => (p.contentType ? [p.contentType] : [])),
+        dispositions: parts.map((p) => [p.disposition]),
+        transferEncodings: parts.map((p) => (p.transferEncoding ? [p.transferEncoding] : [])),
+        filenames: parts.map((p) => (p.filename !== undefined ? [p.filename] : [])),
+      }
+    }
+    return this.#multipart
+  }
+
+  get 'http.request.headers'(): Value {
+    return this.#headerMap()
+  }
+  get 'http.request.uri'(): Value {
+    return this.#normalizedUri().uri
+  }
+  get 'http.request.uri.path'(): Value {
+    return this.#normalizedUri().path
+  }
+  get 'http.request.uri.path.extension'(): Value {
+    return extensionOf(this.#normalizedUri().path)
+  }
+  get 'http.request.full_uri'(): Value {
+    return this.#normalizedUri().fullUri
+  }
+  get 'http.request.uri.args'(): Value {
+    return this.#queryFields().byName
+  }
+  get 'http.request.uri.args.names'(): Value {
+    return this.#queryFields().names
+  }
+  get 'http.request.uri.args.values'(): Value {
+    return this.#queryFields().values
+  }
+  get 'raw.http.request.uri.args'(): Value {
+    return this.#queryFields().byName
+  }
+  get 'raw.http.request.uri.args.names'(): Value {
+    return this.#queryFields().names
+  }
+  get 'raw.http.request.uri.args.values'(): Value {
+    return this.#queryFields().values
+  }
+  get 'http.user_agent'(): Value | undefined {
+    return this.#headerMap().get('user-agent')?.[0]
+  }
+  get 'http.referer'(): Value | undefined {
+    return this.#headerMap().get('referer')?.[0]
+  }
+  get 'http.x_forwarded_for'(): Value | undefined {
+    return this.#headerMap().get('x-forwarded-for')?.[0]
+  }
+  get 'http.cookie'(): Value | undefined {
+    return this.#headerMap().get('cookie')?.join('; ')
+  }
+  get 'http.request.cookies'(): Value {
+    return (this.#cookies ??= cookiesOf(this.#headerMap().get('cookie')))
+  }
+  get 'http.request.accepted_languages'(): Value {
+    return (this.#languages ??= acceptedLanguages(this.#headerMap().get('accept-language')?.[0]))
+  }
+  get 'http.request.body.mime'(): Value {
+    return (this.#mime ??= this.#body.length > 0 ? sniffMime(this.#body) : '')
+  }
+  get 'http.request.body.form'(): Value {
+    return this.#formFields().byName
+  }
+  get 'http.request.body.form.names'(): Value {
+    return this.#formFields().names
+  }
+  get 'http.request.body.form.values'(): Value {
+    return this.#formFields().values
+  }
+  get 'http.request.body.multipart'(): Value {
+    return this.#multipartFields().byName
+  }
+  get 'http.request.body.multipart.names'(): Value {
+    return this.#multipartFields().names
+  }
+  get 'http.request.body.multipart.values'(): Value {
+    return this.#multipartFields().values
+  }
+  get 'http.request.body.multipart.content_types'(): Value {
+    return this.#multipartFields().contentTypes
+  }
+  get 'http.request.body.multipart.content_dispositions'(): Value {
+    return this.#multipartFields().dispositions
+  }
+  get 'http.request.body.multipart.content_transfer_encodings'(): Value {
+    return this.#multipartFields().transferEncodings
+  }
+  get 'http.request.body.multipart.filenames'(): Value {
+    return this.#multipartFields().filenames
   }
 }
 

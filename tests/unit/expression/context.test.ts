@@ -28,6 +28,43 @@ const text = (ctx: EvaluationContext, name: string): string | undefined => {
 const matches = (expr: string, request: RequestDescription) =>
   compile(expr).evaluate(requestContext(request))
 
+describe('fields built on first read', () => {
+  const ctx = requestContext({
+    method: 'POST',
+    url: '/a/./b?x=1&y=2',
+    headers: {
+      Cookie: 'c=1',
+      'Accept-Language': 'fr;q=0.5, en',
+      'Content-Type': 'application/x-www-form-urlencoded',
+    },
+    body: 'f=1&g=2',
+  })
+
+  it('are kept: a second read gives the same value', () => {
+    const lazy = [
+      'http.request.headers',
+      'http.request.uri.args',
+      'http.request.uri.args.names',
+      'http.request.cookies',
+      'http.request.accepted_languages',
+      'http.request.body.form',
+      'http.request.body.form.values',
+      'http.request.body.multipart',
+      'http.request.body.multipart.filenames',
+    ]
+    for (const name of lazy) expect(field(ctx, name), name).toBe(field(ctx, name))
+  })
+
+  it('share one set of arguments between the raw and the normalized URI', () => {
+    expect(field(ctx, 'raw.http.request.uri.args')).toBe(field(ctx, 'http.request.uri.args'))
+    expect(field(ctx, 'raw.http.request.uri.args.values')).toBe(
+      field(ctx, 'http.request.uri.args.values'),
+    )
+    expect(text(ctx, 'http.request.uri')).toBe('/a/b?x=1&y=2')
+    expect(text(ctx, 'raw.http.request.uri')).toBe('/a/./b?x=1&y=2')
+  })
+})
+
 describe('URL fields', () => {
   const req: RequestDescription = {
     method: 'get',
