@@ -26,6 +26,8 @@ export class RequestCollections {
   private phase2Path: string | undefined
   private phase2PathChanged = false
   private phase2Paths: Map<string, Entry[]> | undefined
+  /** by collection: its entries named, and the entries they were named from */
+  private readonly namedLists = new Map<string, { from: Entry[]; named: Entry[] }>()
 
   constructor(private readonly request: CrsRequest) {
     const type = this.header('content-type')
@@ -50,6 +52,20 @@ export class RequestCollections {
       return name === 'ARGS' || name === 'ARGS_NAMES' ? this.queryCollection(name) : []
     }
     return this.requestEntries(name)
+  }
+
+  /**
+   * A collection's entries in a phase named as ModSecurity names them to rules (`ARGS:q`; a scalar
+   * by the collection's name), each with its key: named once, and shared by the rules reading the
+   * collection or some of its keys.
+   */
+  named(name: string, phase: number): Entry[] {
+    const from = this.entries(name, phase)
+    const cached = this.namedLists.get(name)
+    if (cached?.from === from) return cached.named
+    const named = namedEntries(name, from)
+    this.namedLists.set(name, { from, named })
+    return named
   }
 
   /** A collection that does not depend on the body, built once. */
@@ -203,6 +219,16 @@ const ARGUMENTS_LIMIT = 1000
 /** The first `limit` entries (none below 0); the same list when it has no more. */
 function upToLimit(entries: Entry[], limit: number): Entry[] {
   return entries.length <= limit ? entries : entries.slice(0, Math.max(0, limit))
+}
+
+/** Entries of a collection with their names (`ARGS:q`; a scalar's is the collection's). */
+export function namedEntries(collection: string, entries: readonly Entry[]): Entry[] {
+  const named: Entry[] = []
+  for (let i = 0; i < entries.length; i++) {
+    const [key, value] = entries[i]!
+    named.push([key === '' ? collection : `${collection}:${key}`, value, key])
+  }
+  return named
 }
 
 /** A collection of one value, without a key. */

@@ -7,8 +7,12 @@ import { RAW_REQUEST_LINE, type EvaluationContext } from '@shared/expression'
 import { cString } from './transformations'
 import { xmlAsUtf8 } from './xml-encoding'
 
-/** A value of a collection: its key as ModSecurity names it, and its bytes. */
-export type Entry = readonly [key: string, value: string]
+/**
+ * A value of a collection: its key, or its name as ModSecurity names it to rules (`ARGS:q`), and
+ * its bytes; a named entry of the request's collections carries its key too
+ * (request-collections.ts).
+ */
+export type Entry = readonly [key: string, value: string, keyOfNamed?: string]
 
 const isHex = (c: number) =>
   (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66)

@@ -13,7 +13,7 @@ import type { GateIndex } from './literal-gate'
 import { templateOf } from './macros'
 import type { CrsSetvar, CrsVariable } from './program'
 import type { CrsRequest, Entry } from './request'
-import { RequestCollections } from './request-collections'
+import { namedEntries, RequestCollections } from './request-collections'
 import type { CrsMatch } from './run-result'
 import { TransformationCache } from './transformation-cache'
 import { cString } from './transformations'
@@ -423,34 +423,23 @@ export class Transaction {
       for (const [k, v] of this.tx) if (selects(k)) selected.push([`TX:${k}`, v])
       return selected
     }
-    const all = this.entries(name)
-    const named: Entry[] = []
-    if (variable.key === undefined && variable.keyPattern === undefined) {
-      for (let i = 0; i < all.length; i++) {
-        const [k, v] = all[i]!
-        named.push([k === '' ? name : `${name}:${k}`, v])
-      }
-      return named
-    }
+    const all = this.namedEntries(name)
+    if (variable.key === undefined && variable.keyPattern === undefined) return all
     if (name === 'XML') {
+      const named: Entry[] = []
       for (let i = 0; i < all.length; i++)
-        if (all[i]![0] === variable.key) named.push(['XML', all[i]![1]])
+        if (all[i]![2] === variable.key) named.push(['XML', all[i]![1]])
       return named
     }
-    let selected: Entry[]
     if (variable.keyPattern !== undefined) {
       const selects = keySelector(variable.keyPattern, compiled)
-      selected = all.filter(([k]) => selects(k))
-    } else selected = this.withKey(all, lowerKey(variable.key!))
-    for (let i = 0; i < selected.length; i++) {
-      const [k, v] = selected[i]!
-      named.push([`${name}:${k}`, v])
+      return all.filter((entry) => selects(entry[2]!))
     }
-    return named
+    return this.withKey(all, lowerKey(variable.key!))
   }
 
   /**
-   * The entries whose key is `lowerKey` without case, as ModSecurity selects `:name`; each
+   * The named entries whose key is `lowerKey` without case, as ModSecurity selects `:name`; each
    * collection is indexed by key once (many rules read one header or another).
    */
   private withKey(entries: Entry[], lowerKey: string): Entry[] {
@@ -458,7 +447,7 @@ export class Transaction {
     if (index === undefined) {
       index = new Map()
       for (const entry of entries) {
-        const key = entry[0].toLowerCase()
+        const key = entry[2]!.toLowerCase()
         const same = index.get(key)
         if (same === undefined) index.set(key, [entry])
         else same.push(entry)
@@ -468,25 +457,31 @@ export class Transaction {
     return index.get(lowerKey) ?? NO_TARGETS
   }
 
-  /** A collection's keys and values ('' for a scalar); the request's own built on first use. */
-  private entries(name: string): Entry[] {
+  /** A collection's entries, named; the request's own built and named on first use. */
+  private namedEntries(name: string): Entry[] {
     switch (name) {
       case 'TX':
-        return [...this.tx]
+        return namedEntries(name, [...this.tx])
       case 'MATCHED_VAR':
-        return this.matchedVar === undefined ? [] : [['', this.matchedVar[1]]]
+        return this.matchedVar === undefined ? [] : [[name, this.matchedVar[1], '']]
       case 'MATCHED_VAR_NAME':
-        return this.matchedVar === undefined ? [] : [['', this.matchedVar[0]]]
+        return this.matchedVar === undefined ? [] : [[name, this.matchedVar[0], '']]
       case 'MATCHED_VARS':
         // var_matched_vars_generate() copies each value with apr_pstrndup: it ends at a NUL.
-        return this.matchedVars.map(([k, v]) => [k, cString(v)])
+        return namedEntries(
+          name,
+          this.matchedVars.map(([k, v]) => [k, cString(v)]),
+        )
       case 'MATCHED_VARS_NAMES':
-        return this.matchedVars.map(([k]) => [k, k])
+        return namedEntries(
+          name,
+          this.matchedVars.map(([k]) => [k, k]),
+        )
       case 'REQBODY_PROCESSOR':
         // Without a processor ModSecurity still has the variable, empty.
-        return [['', this.collections.bodyProcessor ?? '']]
+        return [[name, this.collections.bodyProcessor ?? '', '']]
     }
-    return this.collections.entries(name, this.phase)
+    return this.collections.named(name, this.phase)
   }
 }
 
