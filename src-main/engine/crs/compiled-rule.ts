@@ -2,7 +2,7 @@
 // resolved, and the slots of the request's caches it shares with rules reading the same targets.
 
 import { compileOperator, compileOperatorTest } from './operators'
-import type { CrsRule, CrsSetvar, CrsVariable } from './program'
+import type { CrsControl, CrsRule, CrsSetvar, CrsVariable } from './program'
 import { transformation, type Transformation } from './transformations'
 import { scopeOf } from './transformation-scope'
 
@@ -12,6 +12,15 @@ export type OperatorTest = (value: string) => boolean
 
 export interface CompiledRule {
   rule: CrsRule
+  /**
+   * what a run reads of the rule, each rule's in one shape: the program's rules (parsed JSON) come
+   * in as many shapes as they have optional fields, and reading them is a lookup each time
+   */
+  variables: readonly TargetVariable[]
+  negated: boolean
+  multiMatch: boolean
+  capture: boolean
+  controls: readonly CrsControl[]
   /** the starter's id (for %{rule.id} in the chain too) */
   id: number | undefined
   transformations: readonly Transformation[]
@@ -58,6 +67,15 @@ export interface CompiledRule {
    */
   gated: number | undefined
   gateGroup: number | undefined
+}
+
+/** A CrsVariable with every field present, so that all have one shape. */
+export interface TargetVariable {
+  collection: string
+  key: string | undefined
+  keyPattern: string | undefined
+  exclude: boolean
+  count: boolean
 }
 
 /** Collections that rules change as they run: never shared between rules. */
@@ -137,6 +155,17 @@ export function compileRule(
     .find((m) => m !== null)?.[1]
   return {
     rule,
+    variables: rule.variables.map((variable) => ({
+      collection: variable.collection,
+      key: variable.key,
+      keyPattern: variable.keyPattern,
+      exclude: variable.exclude === true,
+      count: variable.count === true,
+    })),
+    negated: rule.operator.negated,
+    multiMatch: rule.multiMatch === true,
+    capture: rule.capture === true,
+    controls: rule.controls ?? [],
     id,
     transformations,
     transformationScopes,

@@ -168,7 +168,7 @@ export class Transaction {
         : (compiled.fixedOperator ??
           compiled.operator(this.expand(rule.operator.parameter, compiled)))
     let matched = false
-    if (!rule.multiMatch) {
+    if (!compiled.multiMatch) {
       for (const target of this.transformedTargetsOf(compiled, targets))
         if (this.tryValue(compiled, test, operator, target[0], target[1], target)) matched = true
       return matched
@@ -191,7 +191,7 @@ export class Transaction {
     value: string,
     entry: Entry | undefined,
   ): boolean {
-    const negated = compiled.rule.operator.negated
+    const negated = compiled.negated
     let captures: string[] | undefined
     if (test !== undefined) {
       if (test(value) === negated) return false
@@ -226,14 +226,13 @@ export class Transaction {
   }
 
   private onMatch(compiled: CompiledRule, variable: Entry, captures: string[] | undefined): void {
-    const { rule } = compiled
     this.matchedVar = variable
     this.matchedVars.push(variable)
-    if (rule.capture && captures !== undefined) {
+    if (compiled.capture && captures !== undefined) {
       for (const [index, key] of this.program.captureKeys) this.write(key, captures[index])
     }
     for (const setvar of compiled.setvars) this.setvar(setvar, compiled, variable, captures)
-    for (const control of rule.controls ?? []) this.control(control.name, control.value)
+    for (const control of compiled.controls) this.control(control.name, control.value)
   }
 
   private setvar(
@@ -363,7 +362,7 @@ export class Transaction {
 
   /** The rule's targets, in order, after exclusions; counts for `&` targets. */
   private targets(compiled: CompiledRule): Entry[] {
-    const variables = compiled.rule.variables
+    const variables = compiled.variables
     if (variables.length === 0) return NO_TARGET
     const txKey = compiled.txKey
     if (txKey !== undefined) {
@@ -381,7 +380,7 @@ export class Transaction {
   }
 
   private expandTargets(compiled: CompiledRule): Entry[] {
-    const variables = compiled.rule.variables
+    const variables = compiled.variables
     const first = variables[0]!
     if (variables.length === 1 && !first.count && !first.exclude)
       return this.variableValues(first, compiled.variableSlots[0]!, compiled)
