@@ -1,7 +1,7 @@
 // A request's own collections for the CRS interpreter (interpreter.ts), named and filled as
-// ModSecurity 2.9.7 fills them: those of the request line and headers built once on first use, the
-// body's (ARGS_POST, FILES, XML, REQUEST_BODY…) in phase 2 by the body processor the content type
-// or a rule's ctl chose.
+// ModSecurity 2.9.7 fills them, each built once on first use: those of the request line and
+// headers, and in phase 2 the body's (ARGS_POST, FILES, XML, REQUEST_BODY…), from one parse by the
+// body processor the content type or a rule's ctl chose.
 
 import { isUnreserved } from '@shared/expression'
 import {
@@ -20,7 +20,9 @@ export class RequestCollections {
   bodyProcessor: string | undefined
   /** ctl:forceRequestBodyVariable */
   forceBody = false
-  private body: BodyCollections | undefined
+  private parsed: ParsedBody | undefined
+  /** the collections of phase 2 that the body fills, by name */
+  private readonly body = new Map<string, Entry[]>()
   private readonly fixed = new Map<string, Entry[]>()
   /** the path as Apache leaves it for phase 2, and the collections read from it when it changed */
   private phase2Path: string | undefined
@@ -45,8 +47,7 @@ export class RequestCollections {
   /** A collection's keys and values ('' for a scalar) in a phase: the body's from phase 2. */
   entries(name: string, phase: number): Entry[] {
     if (phase >= 2) {
-      const value = this.bodyCollections().get(name)
-      if (value !== undefined) return value
+      if (BODY_COLLECTIONS.has(name)) return this.bodyEntries(name)
       if (PHASE_2_PATH_COLLECTIONS.has(name)) return this.phase2PathEntries(name)
     } else if (BODY_COLLECTIONS.has(name)) {
       return name === 'ARGS' || name === 'ARGS_NAMES' ? this.queryCollection(name) : []
@@ -99,7 +100,7 @@ export class RequestCollections {
 
   private queryCollection(name: string): Entry[] {
     const args = this.requestEntries('ARGS_GET')
-    return name === 'ARGS' ? args : args.map(([k]) => [k, k])
+    return name === 'ARGS' ? args : namesOf(args)
   }
 
   /** A collection of the request line and headers; `path`: the request's, unless given. */
@@ -112,19 +113,19 @@ export class RequestCollections {
         // add_argument() (msc_parsers.c) keeps no more than SecArgumentsLimit arguments in all.
         return upToLimit(parseArguments(q < 0 ? '' : r.uri.slice(q + 1)), ARGUMENTS_LIMIT)
       case 'ARGS_GET_NAMES':
-        return this.requestEntries('ARGS_GET').map(([k]) => [k, k])
+        return namesOf(this.requestEntries('ARGS_GET'))
       case 'QUERY_STRING':
         return scalar(q < 0 ? '' : r.uri.slice(q + 1))
       case 'REQUEST_HEADERS':
         return r.headers.map(([k, v]) => [k, v])
       case 'REQUEST_HEADERS_NAMES':
-        return r.headers.map(([k]) => [k, k])
+        return namesOf(r.headers)
       case 'REQUEST_COOKIES':
         return r.headers
           .filter(([k]) => k.toLowerCase() === 'cookie')
           .flatMap(([, v]) => parseCookies(v))
       case 'REQUEST_COOKIES_NAMES':
-        return this.requestEntries('REQUEST_COOKIES').map(([k]) => [k, k])
+        return namesOf(this.requestEntries('REQUEST_COOKIES'))
       case 'REQUEST_FILENAME':
         return scalar(path)
       case 'REQUEST_BASENAME':
@@ -151,67 +152,117 @@ export class RequestCollections {
     }
   }
 
-  private bodyCollections(): BodyCollections {
-    if (this.body !== undefined) return this.body
-    const r = this.request
-    const body = r.body
-    const collections: BodyCollections = new Map()
-    let args: Entry[] = []
-    let error = false
-    let multipart = { files: [] as Entry[], partHeaders: [] as Entry[], fileSizes: 0 }
-    let xml: { text: string[]; attributes: string[] } = { text: [], attributes: [] }
+  /** The body as its processor parsed it, once. */
+  private parsedBody(): ParsedBody {
+    if (this.parsed !== undefined) return this.parsed
+    const body = this.request.body
+    const parsed: ParsedBody = {
+      args: [],
+      error: false,
+      multipart: NO_MULTIPART,
+      xml: NO_XML,
+      bodyVisible: false,
+    }
     if (body.length > 0) {
-      if (this.bodyProcessor === 'URLENCODED') args = parseArguments(body)
-      else if (this.bodyProcessor === 'JSON') ({ args, error } = parseJson(body))
+      if (this.bodyProcessor === 'URLENCODED') parsed.args = parseArguments(body)
+      else if (this.bodyProcessor === 'JSON') Object.assign(parsed, parseJson(body))
       else if (this.bodyProcessor === 'XML') {
-        const parsed = parseXml(body)
-        error = parsed.error
-        xml = parsed
+        const xml = parseXml(body)
+        parsed.error = xml.error
+        parsed.xml = xml
       } else if (this.bodyProcessor === 'MULTIPART') {
-        const parsed = parseMultipart(body, this.header('content-type') ?? '')
-        args = parsed.args
-        error = parsed.error
-        multipart = parsed
+        const multipart = parseMultipart(body, this.header('content-type') ?? '')
+        parsed.args = multipart.args
+        parsed.error = multipart.error
+        parsed.multipart = multipart
       }
     }
-    const get = this.requestEntries('ARGS_GET')
-    // The body's arguments come after the query's, up to SecArgumentsLimit in all.
-    args = upToLimit(args, ARGUMENTS_LIMIT - get.length)
-    const names = (entries: Entry[]): Entry[] => entries.map(([k]) => [k, k])
-    collections.set('ARGS_POST', args)
-    collections.set('ARGS_POST_NAMES', names(args))
-    collections.set('ARGS', [...get, ...args])
-    collections.set('ARGS_NAMES', names([...get, ...args]))
-    collections.set('ARGS_COMBINED_SIZE', [
-      ['', String([...get, ...args].reduce((n, [k, v]) => n + k.length + v.length, 0))],
-    ])
-    collections.set('FILES', multipart.files)
-    collections.set('FILES_NAMES', names(multipart.files))
-    collections.set('FILES_COMBINED_SIZE', [['', String(multipart.fileSizes)]])
-    collections.set('MULTIPART_PART_HEADERS', multipart.partHeaders)
-    collections.set('MULTIPART_STRICT_ERROR', [
-      ['', error && this.bodyProcessor === 'MULTIPART' ? '1' : '0'],
-    ])
-    collections.set('MULTIPART_UNMATCHED_BOUNDARY', [['', '0']])
-    collections.set('REQBODY_ERROR', [['', error ? '1' : '0']])
-    collections.set('XML', [
-      ...xml.text.map((v): Entry => ['/*', v]),
-      ...xml.attributes.map((v): Entry => ['//@*', v]),
-    ])
     // modsecurity_request_body_end(): the URLENCODED processor always keeps the raw body; with
     // ctl:forceRequestBodyVariable (901340, 920480) so does a body no processor took, or one whose
     // processor failed (REQBODY_ERROR): only a processor that succeeded leaves it out.
-    const bodyVisible =
+    parsed.bodyVisible =
       this.bodyProcessor === 'URLENCODED' ||
-      (this.forceBody && (this.bodyProcessor === undefined || error))
-    collections.set('REQUEST_BODY', bodyVisible ? [['', body]] : [])
-    collections.set('REQUEST_BODY_LENGTH', [['', String(body.length)]])
-    this.body = collections
-    return collections
+      (this.forceBody && (this.bodyProcessor === undefined || parsed.error))
+    // The body's arguments come after the query's, up to SecArgumentsLimit in all.
+    parsed.args = upToLimit(parsed.args, ARGUMENTS_LIMIT - this.requestEntries('ARGS_GET').length)
+    this.parsed = parsed
+    return parsed
+  }
+
+  /** A collection of phase 2 that the body fills, built on first use. */
+  private bodyEntries(name: string): Entry[] {
+    let entries = this.body.get(name)
+    if (entries === undefined) {
+      entries = this.bodyCollection(name)
+      this.body.set(name, entries)
+    }
+    return entries
+  }
+
+  private bodyCollection(name: string): Entry[] {
+    const { args, error, multipart, xml, bodyVisible } = this.parsedBody()
+    const body = this.request.body
+    switch (name) {
+      case 'ARGS_POST':
+        return args
+      case 'ARGS_POST_NAMES':
+        return namesOf(args)
+      case 'ARGS': {
+        const get = this.requestEntries('ARGS_GET')
+        return get.length === 0 ? args : [...get, ...args]
+      }
+      case 'ARGS_NAMES':
+        return namesOf(this.bodyEntries('ARGS'))
+      case 'ARGS_COMBINED_SIZE': {
+        let size = 0
+        for (const [key, value] of this.bodyEntries('ARGS')) size += key.length + value.length
+        return scalar(String(size))
+      }
+      case 'FILES':
+        return multipart.files
+      case 'FILES_NAMES':
+        return namesOf(multipart.files)
+      case 'FILES_COMBINED_SIZE':
+        return scalar(String(multipart.fileSizes))
+      case 'MULTIPART_PART_HEADERS':
+        return multipart.partHeaders
+      case 'MULTIPART_STRICT_ERROR':
+        return scalar(error && this.bodyProcessor === 'MULTIPART' ? '1' : '0')
+      case 'MULTIPART_UNMATCHED_BOUNDARY':
+        return scalar('0')
+      case 'REQBODY_ERROR':
+        return scalar(error ? '1' : '0')
+      case 'XML':
+        return [
+          ...xml.text.map((v): Entry => ['/*', v]),
+          ...xml.attributes.map((v): Entry => ['//@*', v]),
+        ]
+      case 'REQUEST_BODY':
+        return bodyVisible ? scalar(body) : []
+      case 'REQUEST_BODY_LENGTH':
+        return scalar(String(body.length))
+      default:
+        return []
+    }
   }
 }
 
-type BodyCollections = Map<string, Entry[]>
+/** The body as its processor left it (request.ts, multipart.ts). */
+interface ParsedBody {
+  args: Entry[]
+  error: boolean
+  multipart: { files: Entry[]; partHeaders: Entry[]; fileSizes: number }
+  xml: { text: string[]; attributes: string[] }
+  /** whether REQUEST_BODY holds the body */
+  bodyVisible: boolean
+}
+const NO_MULTIPART: ParsedBody['multipart'] = { files: [], partHeaders: [], fileSizes: 0 }
+const NO_XML: ParsedBody['xml'] = { text: [], attributes: [] }
+
+/** `ARGS_NAMES` and the like: each entry's key as its value. */
+function namesOf(entries: readonly Entry[]): Entry[] {
+  return entries.map(([key]) => [key, key])
+}
 
 /** ModSecurity 2.9.7's SecArgumentsLimit by default (ARGUMENTS_LIMIT), which the reference keeps. */
 const ARGUMENTS_LIMIT = 1000
