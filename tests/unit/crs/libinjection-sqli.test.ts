@@ -1,12 +1,12 @@
 // libinjection's SQLi detection (src-main/engine/crs/libinjection/sqli.ts) against libinjection's
 // own test vectors (converted by scripts/libinjection-data.ts into
-// tests/fixtures/libinjection/sqli-vectors.json), and fast-check properties: it never throws, and
-// its work grows linearly with the input.
+// tests/fixtures/libinjection/sqli-vectors.json), and fast-check properties: it never throws, its
+// work grows linearly with the input, and every pass clears the inputs it answers without one.
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { detectSqli, SqliFolding } from '../../../src-main/engine/crs/libinjection/sqli'
+import { detectSqli, SqliFolding, sqliPasses } from '../../../src-main/engine/crs/libinjection/sqli'
 import {
   FLAG,
   SqliTokenizer,
@@ -108,6 +108,45 @@ describe('detectSqli', () => {
     expect(detectSqli("a' + 'b")).toBe('sos')
     expect(detectSqli("'a' + 'b'")).toBeUndefined()
     expect(detectSqli('1 into x')).toBeUndefined()
+  })
+})
+
+describe('one token', () => {
+  // detectSqli answers these without a pass: every pass must find them clear.
+  const keywords = Object.keys(
+    (
+      JSON.parse(
+        readFileSync(
+          resolve(import.meta.dirname, '../../../src-main/engine/crs/libinjection/sqli-data.json'),
+          'utf8',
+        ),
+      ) as { keywords: Record<string, string> }
+    ).keywords,
+  ).filter((word) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(word))
+
+  it('is no SQLi: not a keyword of libinjection, as it is or in other cases', () => {
+    expect(keywords.length).toBeGreaterThan(500)
+    for (const word of keywords)
+      for (const variant of [word, word.toLowerCase(), `${word}1`, `x${word}`])
+        expect(sqliPasses(variant), variant).toBeUndefined()
+  })
+
+  it('is no SQLi: any word or number', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,60}$/),
+          fc.stringMatching(/^[0-9]{1,40}$/),
+        ),
+        (input) => sqliPasses(input) === undefined && detectSqli(input) === undefined,
+      ),
+      { numRuns: 5000 },
+    )
+  })
+
+  it('stops being one at a character libinjection reads otherwise', () => {
+    expect(detectSqli("admin'--")).toBe('sc')
+    expect(detectSqli('1--')).toBe('1c')
   })
 })
 

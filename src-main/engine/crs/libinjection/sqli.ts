@@ -505,11 +505,24 @@ function readsAsMysql(): boolean {
 }
 
 /**
+ * One word of letters, digits and `_` not beginning with a digit, or digits alone: every pass reads
+ * it as one token (a bare word, a keyword, a number), whose one-letter fingerprint libinjection's
+ * table does not hold (its only one is `X`, which no such token has). Many values are such (names,
+ * ids, numbers); they need no pass.
+ */
+const ONE_TOKEN = /^(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+)$/
+
+/**
  * libinjection_sqli: the fingerprint (up to five token types) when `input`, a binary string,
  * is SQL injection, else undefined.
  */
 export function detectSqli(input: string): string | undefined {
-  if (input.length === 0) return undefined
+  if (input.length === 0 || ONE_TOKEN.test(input)) return undefined
+  return sqliPasses(input)
+}
+
+/** libinjection_sqli's passes over the input, as detectSqli runs them on all but one token. */
+export function sqliPasses(input: string): string | undefined {
   const plain = sqliPass(input, FLAG.QUOTE_NONE | FLAG.SQL_ANSI)
   if (plain !== undefined) return plain
   if (readsAsMysql()) {
