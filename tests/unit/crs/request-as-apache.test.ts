@@ -149,11 +149,31 @@ describe('XML bodies in other encodings, converted to UTF-8 as libxml2 converts 
     expect(parseXml(declared('ISO-8859-1', '\x80')).text).toEqual(['\xc2\x80'])
     expect(parseXml(declared('ISO-8859-15', '\xa4')).text).toEqual(['\xe2\x82\xac'])
     expect(parseXml(declared('iso-8859-2', '\xa1')).text).toEqual(['\xc4\x84'])
+    // Cyrillic А in windows-1251 (and by its cp name), KOI8-R and IBM866
+    expect(parseXml(declared('windows-1251', '\xc0')).text).toEqual(['\xd0\x90'])
+    expect(parseXml(declared('cp1251', '\xc0')).text).toEqual(['\xd0\x90'])
+    expect(parseXml(declared('KOI8-R', '\xe1')).text).toEqual(['\xd0\x90'])
+    expect(parseXml(declared('IBM866', '\x80')).text).toEqual(['\xd0\x90'])
+    // windows-1250's ‘ and ’, which CRS's 942431 counts among special characters
+    expect(parseXml(declared('windows-1250', '\x91\x92')).text).toEqual([
+      '\xe2\x80\x98\xe2\x80\x99',
+    ])
+  })
+
+  it('read bytes as iconv does where its tables and TextDecoder differ', () => {
+    // iconv keeps IBM866's 0x1A as ASCII's control and reads Macintosh's 0xC6 as Greek Δ
+    expect(parseXml(declared('IBM866', 'a\x1a')).text).toEqual(['a\x1a'])
+    expect(parseXml(declared('macintosh', '\xc6')).text).toEqual(['\xce\x94'])
   })
 
   it('refuse a byte the encoding has no character for', () => {
     expect(parseXml(declared('windows-1252', '\x81')).error).toBe(true)
     expect(parseXml(declared('ISO-8859-3', '\xa5')).error).toBe(true)
+    // iconv has no character for windows-1250's 0x81 (TextDecoder reads it as the control U+0081)
+    expect(parseXml(declared('windows-1250', '\x81')).error).toBe(true)
+    expect(parseXml(declared('windows-1253', '\xaa')).error).toBe(true)
+    expect(parseXml(declared('US-ASCII', '\xe9')).error).toBe(true)
+    expect(parseXml(declared('ascii', 'e')).error).toBe(false)
   })
 
   it('heed a declaration after a UTF-8 byte order mark', () => {
