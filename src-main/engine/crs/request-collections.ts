@@ -260,7 +260,7 @@ const NO_MULTIPART: ParsedBody['multipart'] = { files: [], partHeaders: [], file
 const NO_XML: ParsedBody['xml'] = { text: [], attributes: [] }
 
 /** `ARGS_NAMES` and the like: each entry's key as its value. */
-function namesOf(entries: readonly Entry[]): Entry[] {
+export function namesOf(entries: readonly Entry[]): Entry[] {
   return entries.map(([key]) => [key, key])
 }
 

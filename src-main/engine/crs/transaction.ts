@@ -13,7 +13,7 @@ import type { GateIndex } from './literal-gate'
 import { templateOf } from './macros'
 import type { CrsSetvar, CrsVariable } from './program'
 import type { CrsRequest, Entry } from './request'
-import { namedEntries, RequestCollections } from './request-collections'
+import { namedEntries, namesOf, RequestCollections } from './request-collections'
 import type { CrsMatch } from './run-result'
 import { TransformationCache } from './transformation-cache'
 import { cString } from './transformations'
@@ -472,10 +472,7 @@ export class Transaction {
           this.matchedVars.map(([k, v]) => [k, cString(v)]),
         )
       case 'MATCHED_VARS_NAMES':
-        return namedEntries(
-          name,
-          this.matchedVars.map(([k]) => [k, k]),
-        )
+        return namedEntries(name, namesOf(this.matchedVars))
       case 'REQBODY_PROCESSOR':
         // Without a processor ModSecurity still has the variable, empty.
         return [[name, this.collections.bodyProcessor ?? '', '']]

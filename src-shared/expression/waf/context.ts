@@ -298,6 +298,7 @@ function pairFields(pairs: readonly [string, string][]): PairFields {
 /** The fields the normalized path gives. */
 interface NormalizedUri {
   path: string
+  extension: string
   uri: string
   fullUri: string
 }
@@ -455,7 +456,12 @@ class RequestFields {
     if (this.#uri === undefined) {
       const path = normalizePath(this.#rawPath, this.#normalization)
       const uri = this.#rawQuery === undefined ? path : `${path}?${this.#rawQuery}`
-      this.#uri = { path, uri, fullUri: `${this.#scheme}://${this.#host}${uri}` }
+      this.#uri = {
+        path,
+        extension: extensionOf(path),
+        uri,
+        fullUri: `${this.#scheme}://${this.#host}${uri}`,
+      }
     }
     return this.#uri
   }
@@ -506,7 +512,7 @@ class RequestFields {
     return this.#normalizedUri().path
   }
   get 'http.request.uri.path.extension'(): Value {
-    return extensionOf(this.#normalizedUri().path)
+    return this.#normalizedUri().extension
   }
   get 'http.request.full_uri'(): Value {
     return this.#normalizedUri().fullUri
