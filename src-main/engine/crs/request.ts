@@ -302,20 +302,26 @@ const REFERENCE = new RegExp(`&(${CHARACTER}|[A-Za-z_:][\\w.:-]*);`, 'g')
 const ENTITY_DECLARATION =
   /<!ENTITY\s+([^\s%]+)\s+(?:"([^"]*)"|'([^']*)'|(?:SYSTEM|PUBLIC)\s[^>]*)\s*>/g
 
-/** An entity that refers to itself, or whose text outgrows ENTITY_TEXT_LIMIT: a parse error. */
-class EntityRefused extends Error {}
+/**
+ * A document libxml2 does not finish: its markup is not well formed where this parser checks it,
+ * or its entities refer to themselves or amplify it.
+ */
+class MalformedXml extends Error {}
 
 /**
- * The internal subset's general entities as libxml2 treats them
- * (https://www.w3.org/TR/xml/#intern-replacement): a declaration expands the character references
- * of its value; a use expands the rest, the entities it names included, so an entity may name one
- * declared after it. An external entity (SYSTEM, PUBLIC) is not loaded: its text is empty. Each
- * entity is expanded once, at its first use.
+ * The internal subset's general entities (https://www.w3.org/TR/xml/#intern-replacement): a
+ * declaration expands the character references of its value, which gives its replacement text; a
+ * use reads that text again, so an entity may name one declared after it. An external entity
+ * (SYSTEM, PUBLIC) is not loaded: its text is empty.
  */
 class XmlEntities {
   private readonly declared = new Map<string, string>()
-  /** by name: the expanded text, or undefined while it is being expanded */
-  private readonly expanded = new Map<string, string | undefined>()
+  /** the entities being read, innermost last: one of them named again is a loop */
+  private readonly open = new Set<string>()
+  /** uses read so far: nested uses of empty entities amplify the work without the text */
+  private uses = 0
+
+  constructor(private readonly useLimit: number) {}
 
   /** The first declaration of a name is the one in force (https://www.w3.org/TR/xml/#sec-entity-decl). */
   declare(name: string, value: string): void {
@@ -326,31 +332,21 @@ class XmlEntities {
     )
   }
 
-  /**
-   * Text as libxml2 gives it to xmlNodeGetContent(): references decoded; a reference to an
-   * unknown entity stays as it is. Throws EntityRefused.
-   */
-  decode(text: string): string {
-    if (!text.includes('&')) return text
-    return text.replace(REFERENCE, (whole, ref: string) => {
-      if (ref.startsWith('#')) return characterReference(ref)
-      return PREDEFINED_ENTITIES[ref] ?? this.expansion(ref) ?? whole
-    })
+  /** A declared entity's replacement text, or undefined. */
+  replacement(name: string): string | undefined {
+    return this.declared.get(name)
   }
 
-  private expansion(name: string): string | undefined {
-    if (this.expanded.has(name)) {
-      const text = this.expanded.get(name)
-      if (text === undefined) throw new EntityRefused(`entity ${name} refers to itself`)
-      return text
+  /** Reads a use of the entity with `read`, refusing a loop and amplified work. */
+  use<T>(name: string, read: () => T): T {
+    if (this.open.has(name)) throw new MalformedXml(`entity ${name} refers to itself`)
+    if (++this.uses > this.useLimit) throw new MalformedXml('entities amplify the document')
+    this.open.add(name)
+    try {
+      return read()
+    } finally {
+      this.open.delete(name)
     }
-    const value = this.declared.get(name)
-    if (value === undefined) return undefined
-    this.expanded.set(name, undefined)
-    const text = this.decode(value)
-    if (text.length > ENTITY_TEXT_LIMIT) throw new EntityRefused(`entity ${name} amplifies`)
-    this.expanded.set(name, text)
-    return text
   }
 }
 
@@ -371,101 +367,192 @@ function outsideQuotes(body: string, from: number, char: string): number {
 }
 
 /**
+ * A document's content as libxml2 builds its tree, and what ModSecurity reads of it: the text of
+ * every element (XML:/*, xmlNodeGetContent() of the root) and the values of the document's
+ * attributes (XML://@*). A declared entity used in content is parsed as content where it is used,
+ * its markup included (`<!ENTITY e "&#60;b&#62;x&#60;/b&#62;">` gives an element `b` whose text
+ * is `x`); its elements' attributes stay under the entity's reference, where the XPath of
+ * XML://@* does not look. Checked against the reference (docs/crs-exclusions.md).
+ */
+class XmlContent {
+  text = ''
+  readonly attributes: string[] = []
+  /** characters of text and attribute values so far (libxml2 refuses ten times the document) */
+  private length = 0
+
+  constructor(
+    readonly entities: XmlEntities,
+    private readonly amplificationLimit: number,
+  ) {}
+
+  private grow(length: number): void {
+    this.length += length
+    if (this.length > this.amplificationLimit)
+      throw new MalformedXml('entities amplify the document')
+  }
+
+  /** Character data: references decoded, a declared entity's text read as content. */
+  characters(chunk: string): void {
+    if (!chunk.includes('&')) return this.appendText(chunk)
+    let last = 0
+    for (const m of chunk.matchAll(REFERENCE)) {
+      this.appendText(chunk.slice(last, m.index))
+      last = m.index + m[0].length
+      const ref = m[1]!
+      if (ref.startsWith('#')) this.appendText(characterReference(ref))
+      else if (PREDEFINED_ENTITIES[ref] !== undefined) this.appendText(PREDEFINED_ENTITIES[ref])
+      else {
+        const replacement = this.entities.replacement(ref)
+        // libxml2 leaves an unknown entity's reference as it is.
+        if (replacement === undefined) this.appendText(m[0])
+        else this.entities.use(ref, () => readMarkup(replacement, this, false))
+      }
+    }
+    this.appendText(chunk.slice(last))
+  }
+
+  /** Text as it stands (CDATA, an entity's comments), counted against the amplification limit. */
+  appendText(text: string): void {
+    this.grow(text.length)
+    this.text += text
+  }
+
+  /**
+   * An attribute value as libxml2 normalises it: references decoded, tabs and line ends made
+   * spaces. An entity whose replacement text holds `<` may not be used there (XML's WFC "No < in
+   * Attribute Values").
+   */
+  attributeValue(raw: string): string {
+    const value = this.decodeAttribute(raw.replace(/[\t\n]/g, ' '))
+    this.grow(value.length)
+    return value
+  }
+
+  private decodeAttribute(text: string): string {
+    if (!text.includes('&')) return text
+    return text.replace(REFERENCE, (whole, ref: string) => {
+      if (ref.startsWith('#')) return characterReference(ref)
+      const predefined = PREDEFINED_ENTITIES[ref]
+      if (predefined !== undefined) return predefined
+      const replacement = this.entities.replacement(ref)
+      if (replacement === undefined) return whole
+      if (replacement.includes('<')) throw new MalformedXml(`entity ${ref} puts < in an attribute`)
+      const value = this.entities.use(ref, () => this.decodeAttribute(replacement))
+      if (value.length > ENTITY_TEXT_LIMIT) throw new MalformedXml(`entity ${ref} amplifies`)
+      return value
+    })
+  }
+}
+
+/**
  * XML:/* (the document's text) and XML://@* (its attributes' values), or a parse error; text and
  * values as libxml2 leaves them: line ends normalised to `\n`, references and entities decoded,
  * whitespace in attribute values made spaces.
  */
 export function parseXml(raw: string): { text: string[]; attributes: string[]; error: boolean } {
-  try {
-    return parseXmlDocument(raw)
-  } catch (e) {
-    if (e instanceof EntityRefused) return { text: [], attributes: [], error: true }
-    throw e
-  }
-}
-
-function parseXmlDocument(raw: string): { text: string[]; attributes: string[]; error: boolean } {
   const utf8 = xmlAsUtf8(raw)
   if (utf8 === undefined) return { text: [], attributes: [], error: true }
   const body = utf8.replace(/\r\n?/g, '\n')
-  const attributes: string[] = []
-  const entities = new XmlEntities()
   // Entities used many times amplify the document as well (libxml2 refuses ten times its size).
   const amplificationLimit = Math.max(ENTITY_TEXT_LIMIT, 10 * body.length)
-  let decoded = 0
+  const content = new XmlContent(new XmlEntities(amplificationLimit), amplificationLimit)
+  try {
+    readMarkup(body, content, true)
+  } catch (e) {
+    if (e instanceof MalformedXml) return { text: [], attributes: [], error: true }
+    throw e
+  }
+  return { text: [content.text], attributes: content.attributes, error: false }
+}
+
+/**
+ * Reads markup into `content`: the whole document (`document`: a prolog, one root element, its
+ * attributes recorded), or an entity's replacement text used in content (elements balanced within
+ * it). Throws MalformedXml.
+ */
+function readMarkup(body: string, content: XmlContent, document: boolean): void {
   const stack: string[] = []
-  let text = ''
   let seenRoot = false
   let i = 0
   while (i < body.length) {
     const lt = body.indexOf('<', i)
     const chunk = body.slice(i, lt < 0 ? body.length : lt)
-    if (stack.length > 0) {
-      const value = entities.decode(chunk)
-      decoded += value.length
-      if (decoded > amplificationLimit) return { text: [], attributes: [], error: true }
-      text += value
-    } else if (chunk.trim() !== '') return { text: [], attributes: [], error: true }
+    if (stack.length > 0 || !document) content.characters(chunk)
+    else if (chunk.trim() !== '') throw new MalformedXml('text outside the root element')
     if (lt < 0) break
-    if (!seenRoot && /^<!DOCTYPE\b/i.test(body.slice(lt, lt + 9))) {
-      // the internal subset, [ ... ], holds the entities' declarations
-      const open = outsideQuotes(body, lt, '[')
-      const firstClose = outsideQuotes(body, lt, '>')
-      let close = firstClose
-      if (open >= 0 && (firstClose < 0 || open < firstClose)) {
-        const end = outsideQuotes(body, open, ']')
-        if (end < 0) return { text: [], attributes: [], error: true }
-        const subset = body.slice(open + 1, end)
-        for (const m of subset.matchAll(ENTITY_DECLARATION))
-          entities.declare(m[1]!, m[2] ?? m[3] ?? '')
-        close = outsideQuotes(body, end, '>')
-      }
-      if (close < 0) return { text: [], attributes: [], error: true }
-      i = close + 1
+    if (document && !seenRoot && /^<!DOCTYPE\b/i.test(body.slice(lt, lt + 9))) {
+      i = readDoctype(body, lt, content.entities)
       continue
     }
-    if (body.startsWith('<?', lt) || body.startsWith('<!--', lt) || body.startsWith('<!', lt)) {
+    if (body.startsWith('<![CDATA[', lt)) {
+      const end = body.indexOf(']]>', lt)
+      if (end < 0) throw new MalformedXml('unterminated CDATA section')
+      content.appendText(body.slice(lt + 9, end))
+      i = end + 3
+      continue
+    }
+    if (body.startsWith('<?', lt) || body.startsWith('<!', lt)) {
       const terminator = body.startsWith('<!--', lt)
         ? '-->'
         : body.startsWith('<?', lt)
           ? '?>'
           : '>'
       const close = body.indexOf(terminator, lt + 2)
-      if (close < 0) return { text: [], attributes: [], error: true }
-      if (body.startsWith('<![CDATA[', lt)) {
-        const end = body.indexOf(']]>', lt)
-        if (end < 0) return { text: [], attributes: [], error: true }
-        text += body.slice(lt + 9, end)
-        i = end + 3
-        continue
-      }
+      if (close < 0) throw new MalformedXml('unterminated markup')
+      // An entity's own comments and processing instructions are among its content's nodes, whose
+      // content xmlNodeGetContent() gives as it walks the entity (those inside elements it skips).
+      if (!document && stack.length === 0 && terminator !== '>')
+        content.appendText(
+          terminator === '-->' ? body.slice(lt + 4, close) : piContent(body, lt, close),
+        )
       i = close + terminator.length
       continue
     }
     const gt = outsideQuotes(body, lt, '>')
-    if (gt < 0) return { text: [], attributes: [], error: true }
+    if (gt < 0) throw new MalformedXml('unterminated tag')
     const tag = body.slice(lt + 1, gt)
     if (tag.startsWith('/')) {
-      if (stack.pop() !== tag.slice(1).trim()) return { text: [], attributes: [], error: true }
+      if (stack.pop() !== tag.slice(1).trim()) throw new MalformedXml('mismatched end tag')
     } else {
       const name = /^[^\s/>]+/.exec(tag)?.[0]
-      if (name === undefined || (seenRoot && stack.length === 0))
-        return { text: [], attributes: [], error: true }
+      if (name === undefined) throw new MalformedXml('tag without a name')
+      if (document && seenRoot && stack.length === 0)
+        throw new MalformedXml('a second root element')
       seenRoot = true
       for (const m of tag.matchAll(/\s([^\s=]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g)) {
         // Namespace declarations are no attributes to libxml2's tree (xmlns, xmlns:prefix).
         if (m[1] === 'xmlns' || m[1]!.startsWith('xmlns:')) continue
-        const value = entities.decode((m[2] ?? m[3] ?? '').replace(/[\t\n]/g, ' '))
-        decoded += value.length
-        if (decoded > amplificationLimit) return { text: [], attributes: [], error: true }
-        attributes.push(value)
+        const value = content.attributeValue(m[2] ?? m[3] ?? '')
+        if (document) content.attributes.push(value)
       }
       if (!tag.endsWith('/')) stack.push(name)
     }
     i = gt + 1
   }
-  if (!seenRoot || stack.length > 0) return { text: [], attributes: [], error: true }
-  return { text: [text], attributes, error: false }
+  if (stack.length > 0) throw new MalformedXml('unclosed element')
+  if (document && !seenRoot) throw new MalformedXml('no root element')
+}
+
+/** A processing instruction's content: what follows its target and the whitespace after it. */
+function piContent(body: string, lt: number, close: number): string {
+  return /^[^\s?]*\s*([\s\S]*)$/.exec(body.slice(lt + 2, close))![1]!
+}
+
+/** A DOCTYPE at `lt`: its internal subset's entities declared; the index after it. */
+function readDoctype(body: string, lt: number, entities: XmlEntities): number {
+  // the internal subset, [ ... ], holds the entities' declarations
+  const open = outsideQuotes(body, lt, '[')
+  const firstClose = outsideQuotes(body, lt, '>')
+  let close = firstClose
+  if (open >= 0 && (firstClose < 0 || open < firstClose)) {
+    const end = outsideQuotes(body, open, ']')
+    if (end < 0) throw new MalformedXml('unterminated internal subset')
+    const subset = body.slice(open + 1, end)
+    for (const m of subset.matchAll(ENTITY_DECLARATION)) entities.declare(m[1]!, m[2] ?? m[3] ?? '')
+    close = outsideQuotes(body, end, '>')
+  }
+  if (close < 0) throw new MalformedXml('unterminated DOCTYPE')
+  return close + 1
 }
 
 /** The request's parts the collections are built from, read from the evaluation context. */

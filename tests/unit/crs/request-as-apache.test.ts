@@ -103,6 +103,45 @@ describe('XML bodies', () => {
   })
 })
 
+describe('XML entities whose replacement text holds markup, as libxml2 parses it where used', () => {
+  const doc = (subset: string, root: string) =>
+    `<?xml version="1.0"?><!DOCTYPE r [${subset}]>${root}`
+
+  it('give the text of the elements an entity holds, not their tags', () => {
+    expect(
+      parseXml(doc('<!ENTITY e "&#60;script&#62;alert(1)&#60;/script&#62;">', '<r>[&e;]</r>')),
+    ).toEqual({ text: ['[alert(1)]'], attributes: [], error: false })
+    // A reference the replacement text holds is read where the entity is used, markup and all.
+    const nested = doc(
+      '<!ENTITY e "&#60;b&#62;&f;&#60;/b&#62;"><!ENTITY f "&#60;i&#62;x&#60;/i&#62;&#60;![CDATA[<y>]]&#62;">',
+      '<r>&e;</r>',
+    )
+    expect(parseXml(nested).text).toEqual(['x<y>'])
+    // &lt; in an entity's value stays a reference until the entity is used: text, not markup.
+    expect(parseXml(doc('<!ENTITY e "&lt;b&gt;">', '<r>&e;</r>')).text).toEqual(['<b>'])
+  })
+
+  it("give the content of the entity's own comments and processing instructions, not of those in its elements", () => {
+    const subset =
+      '<!ENTITY e "&#60;!--c--&#62;&#60;?pi p q?&#62;&#60;b&#62;&#60;!--x--&#62;t&#60;?pi y?&#62;&#60;/b&#62;">'
+    expect(parseXml(doc(subset, '<r><!--z-->&e;</r>')).text).toEqual(['cp qt'])
+  })
+
+  it("leave the attributes of an entity's elements out of the document's", () => {
+    expect(
+      parseXml(doc(`<!ENTITY e "&#60;b c='2'/&#62;">`, '<r a="1">&e;</r>')).attributes,
+    ).toEqual(['1'])
+  })
+
+  it('refuse an entity whose markup is not balanced within it, or with < in an attribute value', () => {
+    for (const value of ['&#60;b&#62;', '&#60;/r&#62;&#60;r&#62;'])
+      expect(parseXml(doc(`<!ENTITY e "${value}">`, '<r>&e;</r>')).error, value).toBe(true)
+    expect(parseXml(doc('<!ENTITY e "&#60;b&#62;">', '<r>&e;</b></r>')).error).toBe(true)
+    expect(parseXml(doc('<!ENTITY e "&#60;s&#62;">', '<r a="&e;"/>')).error).toBe(true)
+    expect(parseXml(doc('<!ENTITY e "&lt;s&gt;">', '<r a="&e;"/>')).attributes).toEqual(['<s>'])
+  })
+})
+
 describe('XML bodies as libxml2 reads their markup', () => {
   it('skip a UTF-8 byte order mark', () => {
     expect(parseXml('\xef\xbb\xbf<a>x</a>')).toEqual({ text: ['x'], attributes: [], error: false })
