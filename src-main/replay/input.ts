@@ -119,9 +119,11 @@ export async function openReplayInput(
   const firstLine = firstLineOf(head.head)
   const format = named ?? (firstLine === undefined ? 'requests' : detectFormat(firstLine))
   if (format === undefined) {
+    // The line itself is not quoted: the input may be a file the service read at the caller's
+    // word (`{"file": …}`), whose content the caller may not otherwise see.
     throw badRequest(
       REPLAY_ERRORS.formatUnknown,
-      `Could not tell the replay's format from its first line (${JSON.stringify(firstLine!.slice(0, 80))}): name one of ${REPLAY_FORMATS.join(', ')}`,
+      `Could not tell the replay's format from its first line (${firstLine!.length} characters, none of the formats' shapes): name one of ${REPLAY_FORMATS.join(', ')}`,
     )
   }
   const chunks = prepend(head.chunks, text)

@@ -171,6 +171,10 @@ describe('replay input formats', () => {
     )
     expect(detectFormat('hello')).toBeUndefined()
     await expect(read(Buffer.from('hello\n'))).rejects.toMatchObject({ status: 400, code: 10520 })
+    // An input may be a file the service read for the caller: its content is never quoted back.
+    const secret = read(Buffer.from('CLOUDFLARE_API_TOKEN=s3cr3t\n'))
+    await expect(secret).rejects.toMatchObject({ code: 10520 })
+    await expect(secret).rejects.not.toMatchObject({ message: expect.stringContaining('s3cr3t') })
     await expect(read(Buffer.from('{}\n'), { format: 'csv' })).rejects.toMatchObject({
       code: 10521,
     })
