@@ -8,7 +8,11 @@
 //   - percent-encoded unreserved characters (letters, digits, `-._~`) are decoded, since they
 //     name the same resource either way; reserved ones (`%2F`, `%3F`, …) stay encoded, so `%2F`
 //     never becomes a path separator;
-//   - runs of slashes become one, and dot segments are removed (RFC 3986 §5.2.4).
+//   - runs of slashes become one.
+// Dot segments (`.`, `..`, spelled `%2e` or not) are not resolved (RFC 3986 §5.2.4 would): a
+// path holding one names nothing and is answered 404 once its credentials are checked. Resolved,
+// an id of `%2e%2e` named the resource above it: `DELETE …/filters/%2e%2e` deleted the zone.
+// Clients resolve the dot segments they are given before sending (curl, WHATWG URL).
 // The query is left exactly as sent.
 
 /** What a request names once normalised. */
@@ -17,6 +21,8 @@ export interface RequestTarget {
   url: string
   /** the authority of an absolute-form target (`host[:port]`), else undefined */
   authority?: string
+  /** whether the path holds a dot segment, which names nothing */
+  dotSegment: boolean
 }
 
 const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)(.*)$/is
@@ -33,22 +39,13 @@ export function normaliseTarget(raw: string): RequestTarget {
   const queryAt = target.indexOf('?')
   const path = queryAt === -1 ? target : target.slice(0, queryAt)
   const query = queryAt === -1 ? '' : target.slice(queryAt)
-  return { url: normalisePath(path) + query, authority }
-}
-
-function normalisePath(path: string): string {
   const decoded = path.replace(ENCODED_UNRESERVED, (_match, hex: string) =>
     String.fromCharCode(parseInt(hex, 16)),
   )
-  const segments: string[] = []
-  for (const part of decoded.split('/')) {
-    if (part === '' || part === '.') continue
-    if (part === '..') segments.pop()
-    else segments.push(part)
-  }
-  // A trailing slash or dot segment names a directory, as the input did.
-  const last = decoded.split('/').at(-1)
-  const trailing = decoded.endsWith('/') || last === '.' || last === '..'
+  const segments = decoded.split('/').filter((segment) => segment !== '')
+  const dotSegment = segments.some((segment) => segment === '.' || segment === '..')
+  // A trailing slash names a directory, as the input did.
   const joined = `/${segments.join('/')}`
-  return trailing && joined !== '/' ? `${joined}/` : joined
+  const url = (decoded.endsWith('/') && joined !== '/' ? `${joined}/` : joined) + query
+  return { url, authority, dotSegment }
 }

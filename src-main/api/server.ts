@@ -54,6 +54,8 @@ export interface RouteEntry {
 
 /** The authority of each absolute-form request, kept by rewriteUrl for the loopback guard. */
 const targetAuthorities = new WeakMap<object, string>()
+/** The requests whose path holds a dot segment (request-target.ts): answered 404. */
+const dotSegmentTargets = new WeakSet<object>()
 
 // Query strings and path parameters are text, so their validator coerces ('array': a repeated
 // ?id=a&id=b and a single ?id=a both arrive as arrays where the schema asks for one, as the
@@ -71,6 +73,7 @@ const newFastify = (bodyLimit: number) =>
     rewriteUrl: (request) => {
       const target = normaliseTarget(request.url ?? '/')
       if (target.authority !== undefined) targetAuthorities.set(request, target.authority)
+      if (target.dotSegment) dotSegmentTargets.add(request)
       return target.url
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
@@ -132,6 +135,7 @@ function accessOf(request: FastifyRequest): RouteAccess {
 
 export function createApiServer(options: ApiServerOptions): ApiServer {
   const app = newFastify(options.bodyLimit ?? 8 * 1024 * 1024)
+  const notFound = answerNotFound(API_PREFIX)
 
   const routeTable: RouteEntry[] = []
   app.decorate('routeTable', routeTable)
@@ -176,14 +180,15 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         new ApiError(403, API_ERRORS.forbidden, `Cross-origin requests are refused (${origin})`),
       )
     }
-    if (accessOf(request) === 'public') return
-    if (accessOf(request) === 'session' && options.sessions?.holds(request.headers)) return
-    authenticate(request.headers, options.credentials())
+    const access = accessOf(request)
+    const inSession = access === 'session' && options.sessions?.holds(request.headers) === true
+    if (access !== 'public' && !inSession) authenticate(request.headers, options.credentials())
+    if (dotSegmentTargets.has(request.raw)) return notFound(request, reply)
   })
 
   useBoundedJsonParser(app)
   app.setErrorHandler(answerError)
-  app.setNotFoundHandler(answerNotFound(API_PREFIX))
+  app.setNotFoundHandler(notFound)
 
   return app
 }

@@ -177,6 +177,35 @@ describe('no route answers without credentials, however its path is spelled', ()
     reachedHandler.length = 0
   })
 
+  it('resolves no dot segment: with the token, a path holding one names nothing', async () => {
+    const auth = { host: `127.0.0.1:${port}`, authorization: `Bearer ${TOKEN}` }
+    const created = await rawRequest(
+      port,
+      'POST',
+      '/client/v4/zones',
+      { ...auth, 'content-type': 'application/json' },
+      JSON.stringify({ name: 'dot-segments.example' }),
+    )
+    const zone = JSON.parse(created.body).result.id as string
+    reachedHandler.length = 0
+    // Resolved, the filter id `..` named the zone, and the DELETE deleted it.
+    for (const [method, target] of [
+      ['DELETE', `/client/v4/zones/${zone}/filters/%2e%2e`],
+      ['DELETE', `/client/v4/zones/${zone}/filters/..`],
+      ['GET', `/client/v4/zones/${zone}/filters/%2E`],
+      ['GET', '/x/../client/v4/zones'],
+      ['GET', '/client/v4/./zones'],
+    ] as const) {
+      const answer = await rawRequest(port, method, target, auth)
+      expect(answer.status, target).toBe(404)
+      expect(JSON.parse(answer.body).errors[0].code, target).toBe(7003)
+    }
+    expect(reachedHandler).toEqual([])
+    const still = await rawRequest(port, 'GET', `/client/v4/zones/${zone}`, auth)
+    expect(still.status).toBe(200)
+    reachedHandler.length = 0
+  })
+
   it('answers an unknown prefix 404 in the envelope, reaching no handler', async () => {
     for (const target of ['/client/v5/zones', '/%77orkbench/v2/bridge/serviceInfo', '/api/x']) {
       const answer = await rawRequest(
