@@ -30,7 +30,7 @@ describe('validate-expr', () => {
     "answers an invalid expression with the vendor's caret message (%#)",
     async (call) => {
       const { status, body } = await call('ip.src==34')
-      expect(status).toBe(200)
+      expect(status).toBe(400)
       expect(body).toEqual({
         success: false,
         errors: [

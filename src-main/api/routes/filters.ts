@@ -1,10 +1,11 @@
 // The Filters API: /client/v4/zones/:zone_id/filters (array bodies, all or nothing), and the
 // expression check /client/v4/filters/validate-expr, which is not zone-scoped and answers as the
-// vendor does: 200 either way; an invalid expression gets `success: false`, `messages: null` and
-// errors without codes, whose message is the three-line caret form (Filter parsing error, the
-// expression in backticks, carets under the bad token).
+// vendor does: an invalid expression gets 400 with `success: false`, `messages: null` and errors
+// without codes, whose message is the three-line caret form (Filter parsing error, the expression
+// in backticks, carets under the bad token).
 
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import {
   FilterBulkUpdate,
@@ -19,12 +20,15 @@ import { FIREWALL_PER_PAGE, ok, pageOfList, pageQuery } from '../envelope'
 
 const Expression = Type.Object({ expression: Type.String() })
 
-function validateExpression(expression: string) {
+function validateExpression(expression: string, reply: FastifyReply) {
   try {
     compile(expression)
     return ok(null)
   } catch (error) {
     if (!(error instanceof ExpressionError)) throw error
+    // 400: cloudflare-go reads the body of this route's 400 as the verdict, and takes any 2xx
+    // for a valid expression (docs/vendor-behaviour.md#filters-api).
+    void reply.code(400)
     return {
       success: false,
       errors: [{ message: formatValidateExprError(error, expression) }],
@@ -111,10 +115,12 @@ export const filterRoutes: FastifyPluginAsyncTypebox<{ configuration: ZoneConfig
       ok(await inZone(request.params.zone_id, (f) => f.deleteFilter(request.params.filter_id))),
   )
 
-  app.get('/filters/validate-expr', { schema: { querystring: Expression } }, async (request) =>
-    validateExpression(request.query.expression),
+  app.get(
+    '/filters/validate-expr',
+    { schema: { querystring: Expression } },
+    async (request, reply) => validateExpression(request.query.expression, reply),
   )
-  app.post('/filters/validate-expr', { schema: { body: Expression } }, async (request) =>
-    validateExpression(request.body.expression),
+  app.post('/filters/validate-expr', { schema: { body: Expression } }, async (request, reply) =>
+    validateExpression(request.body.expression, reply),
   )
 }

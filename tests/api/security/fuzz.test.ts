@@ -424,10 +424,12 @@ function notAnEnvelope(status: number, text: string): string | undefined {
     return 'not JSON'
   }
   if (typeof body?.success !== 'boolean' || !Array.isArray(body.errors)) return 'not the envelope'
-  // A success needs only the shape: validate-expr answers the vendor's way, 200 with success false.
   if (status < 400) return undefined
   if (body.success !== false) return `success with status ${status}`
   if (body.errors.length === 0) return 'no errors'
+  // validate-expr answers the vendor's way: its parse errors carry a message and no code.
+  if (body.messages === null && /^Filter parsing error:/.test(body.errors[0]?.message))
+    return undefined
   const described = body.errors.every(
     (e: any) => typeof e?.code === 'number' && typeof e?.message === 'string',
   )
