@@ -190,15 +190,35 @@ export function answerClientError(error: ConnectionError, socket: Socket): void 
  * Replaces Fastify's JSON parser with one that refuses a body nested deeper than MAX_JSON_DEPTH,
  * by a scan of the text, and then parses with Fastify's own (which refuses `__proto__` and
  * `constructor.prototype` keys). Size is bounded before this runs, by each route's bodyLimit.
+ * A lone surrogate (`"\ud800"`) becomes U+FFFD, as Go's encoding/json decodes it
+ * (https://pkg.go.dev/encoding/json#Unmarshal): stored as UTF-8, it could not be kept as sent, and
+ * an answer built from the request would differ from what a later read gives.
  */
 export function useBoundedJsonParser(app: ApiServer): void {
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (jsonTextNestsDeeperThan(body as string, MAX_JSON_DEPTH)) {
+    const text = body as string
+    if (jsonTextNestsDeeperThan(text, MAX_JSON_DEPTH)) {
       done(nestedTooDeep(MAX_JSON_DEPTH), undefined)
       return
     }
-    parseJson(request, body as string, done)
+    if (!SURROGATE_ESCAPE.test(text)) return parseJson(request, text, done)
+    parseJson(request, text, (error, value) =>
+      error ? done(error, undefined) : done(null, wellFormed(value)),
+    )
   })
+}
+
+/** A `\uD800`–`\uDFFF` escape: only a body holding one can hold a lone surrogate. */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/
+
+/** A parsed JSON value with every string, keys included, well formed (lone surrogates U+FFFD). */
+function wellFormed(value: unknown): unknown {
+  if (typeof value === 'string') return value.toWellFormed()
+  if (Array.isArray(value)) return value.map(wellFormed)
+  if (value === null || typeof value !== 'object') return value
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [key.toWellFormed(), wellFormed(item)]),
+  )
 }

@@ -54,6 +54,19 @@ describe('filters', () => {
     }
   })
 
+  it('keeps what it answered: a lone surrogate becomes U+FFFD in the answer and the store alike', async () => {
+    const zone = (await newZone(running)).id
+    const created = await postFilters(zone, [
+      { expression: path('/t\ud800'), description: 'd\udfff' },
+    ])
+    expect(created.status).toBe(200)
+    const [filter] = created.body.result
+    expect(filter.description).toBe('d\ufffd')
+    expect(filter.expression).toBe(path('/t\ufffd'))
+    const read = await running.call(`${filters(zone)}/${filter.id}`)
+    expect(read.body.result).toEqual(filter)
+  })
+
   it('creates none of an array when one filter is bad', async () => {
     const zone = (await newZone(running)).id
     const answer = await postFilters(zone, [
