@@ -197,6 +197,9 @@ export function answerClientError(error: ConnectionError, socket: Socket): void 
 export function useBoundedJsonParser(app: ApiServer): void {
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
+  // The API's bodies are JSON: text is a wrong Content-Type (6003), as form data is, not a body
+  // that fails the schema. The routes that take text (a Terraform import) add their own parser.
+  app.removeContentTypeParser('text/plain')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string
     if (jsonTextNestsDeeperThan(text, MAX_JSON_DEPTH)) {

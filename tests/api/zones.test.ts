@@ -258,11 +258,14 @@ describe('bad input', () => {
     expect(body.errors[0].code).toBe(6007)
   })
 
-  it('answers a wrong content type with 400 / 6003', async () => {
+  it.each([
+    ['application/x-www-form-urlencoded', 'name=form.example'],
+    ['text/plain', '{"name": "text.example"}'],
+  ])('answers a wrong content type (%s) with 400 / 6003', async (type, text) => {
     const { status, body } = await running.call('/zones', {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'name=form.example',
+      headers: { 'content-type': type },
+      body: text,
     })
     expect(status).toBe(400)
     expect(body.errors[0].code).toBe(6003)
