@@ -69,6 +69,7 @@ export type { EvaluationContext, ListKind, ListMatcher } from './values/evaluati
 export { print } from './syntax/printer'
 export {
   DEFAULT_BODY_LIMIT,
+  RAW_REQUEST_BODY,
   RAW_REQUEST_LINE,
   requestContext,
   type RequestContextOptions,

@@ -3,7 +3,7 @@
 // msc_json.c, msc_xml.c of https://github.com/owasp-modsecurity/ModSecurity/tree/v2/master).
 // Everything is built from the evaluation context the rest of the engine uses, on first use.
 
-import { RAW_REQUEST_LINE, type EvaluationContext } from '@shared/expression'
+import { RAW_REQUEST_BODY, RAW_REQUEST_LINE, type EvaluationContext } from '@shared/expression'
 import { cString } from './transformations'
 import { xmlAsUtf8 } from './xml-encoding'
 
@@ -146,7 +146,8 @@ export function parseJson(body: string): { args: Entry[]; error: boolean } {
           i += 2
         } else if (e === 'u' && /^[0-9a-fA-F]{4}$/.test(body.slice(i + 2, i + 6))) {
           // yajl_string_decode: a high surrogate takes the next \uXXXX as its pair whatever it
-          // is; without one it gives `?` and drops the character after it; other code points
+          // is; without one it gives `?`, and what follows it is read on (the reference keeps
+          // it: `"\ud800ajavascript:…"` is not `?javascript:…` to rule 941170); other code points
           // (lone low surrogates too) are written as UTF-8 as they are.
           let code = parseInt(body.slice(i + 2, i + 6), 16)
           i += 6
@@ -157,7 +158,6 @@ export function parseJson(body: string): { args: Entry[]; error: boolean } {
               i += 6
             } else {
               out += '?'
-              if (body[i] !== '"') i++
               continue
             }
           }
@@ -591,7 +591,10 @@ export function crsRequestOf(ctx: EvaluationContext): CrsRequest {
       else merged.set(key, [String(name), value])
     })
   }
-  const body = stringField(ctx, 'http.request.body.raw')
+  // The whole body: ModSecurity parses all of it (a form's files count towards its 13 MB limit,
+  // not towards the 128 KB one for the rest), where the WAF fields stop at the inspection limit.
+  const whole = ctx.fields[RAW_REQUEST_BODY]
+  const body = typeof whole === 'string' ? whole : stringField(ctx, 'http.request.body.raw')
   const line = ctx.fields[RAW_REQUEST_LINE]
   // A body travels with its length (RFC 9112 §6): a description that leaves it out means it.
   // With Transfer-Encoding, Apache drops Content-Length (RFC 9112 §6.3), as ModSecurity sees.

@@ -261,6 +261,11 @@ function acceptedLanguages(header: string | undefined): string[] {
 
 /** Where a context carries RequestDescription's requestLine, beside the WAF fields. */
 export const RAW_REQUEST_LINE = 'raw.http.request.line'
+/**
+ * Where a context carries the whole body, beside the WAF fields (whose body stops at the
+ * inspection limit): ModSecurity reads a body whole, files past its limit for form data.
+ */
+export const RAW_REQUEST_BODY = 'raw.http.request.body'
 
 /** Builds the evaluation context of a request: every WAF field (docs/vendor-behaviour.md#fields). */
 export function requestContext(
@@ -421,6 +426,7 @@ class RequestFields {
     // Not a Rules field (the scheme has none such): carried for the OWASP ruleset's interpreter.
     this[RAW_REQUEST_LINE] =
       request.requestLine === undefined ? undefined : utf8Bytes(request.requestLine)
+    this[RAW_REQUEST_BODY] = body
     this['http.request.timestamp.sec'] = Math.floor(now / 1000)
     this['http.request.timestamp.msec'] = Math.floor(now % 1000)
     this.ssl = scheme === 'https'

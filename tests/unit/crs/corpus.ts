@@ -91,7 +91,8 @@ export function describeRequest(record: CorpusRecord): RequestDescription {
     const colon = line.indexOf(':')
     if (colon <= 0) continue
     const name = line.slice(0, colon)
-    const value = line.slice(colon + 1).trim()
+    // Apache strips the spaces and tabs around a value (RFC 9110 §5.5's OWS), nothing else.
+    const value = line.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, '')
     const known = byLowerName.get(name.toLowerCase())
     if (known === undefined) {
       byLowerName.set(name.toLowerCase(), name)
