@@ -101,16 +101,18 @@ export const WORKBENCH_PREFIX = '/workbench/v1'
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1'])
 
-/** `host[:port]` → host, keeping IPv6 brackets. */
-function hostName(hostHeader: string): string {
-  const ipv6 = /^\[[^\]]+\]/.exec(hostHeader)
-  if (ipv6) return ipv6[0]
-  return hostHeader.split(':')[0] ?? ''
+/**
+ * `host[:port]` → host, keeping IPv6 brackets; undefined when what follows the host is not a
+ * port (`localhost:evil.com`, `localhost:80@evil.com`: RFC 9110 §7.2's Host is uri-host[:port]).
+ */
+function hostName(hostHeader: string): string | undefined {
+  return /^(\[[^\]]+\]|[^:[\]]*)(?::\d*)?$/.exec(hostHeader)?.[1]
 }
 
 export function isLoopbackHost(hostHeader: string | undefined): boolean {
   if (hostHeader === undefined) return false
   const name = hostName(hostHeader.toLowerCase())
+  if (name === undefined) return false
   return LOOPBACK_HOSTS.has(name) || /^127(\.\d{1,3}){3}$/.test(name)
 }
 

@@ -127,18 +127,21 @@ describe('authentication', () => {
 })
 
 describe('loopback guards', () => {
-  it('refuses a Host that is not a loopback name (DNS rebinding) with 403', async () => {
-    const { status, body } = await rawRequest('/zones', {
-      host: 'attacker.example:80',
-      authorization: `Bearer ${CREDENTIALS.apiToken}`,
-    })
-    expect(status).toBe(403)
-    expect(body.success).toBe(false)
-    expect(body.errors[0].message).toMatch(/loopback/)
-  })
+  it.each(['attacker.example:80', 'localhost:evil.example', 'localhost:80@evil.example'])(
+    'refuses a Host that is not a loopback name and port (%s) with 403',
+    async (host) => {
+      const { status, body } = await rawRequest('/zones', {
+        host,
+        authorization: `Bearer ${CREDENTIALS.apiToken}`,
+      })
+      expect(status).toBe(403)
+      expect(body.success).toBe(false)
+      expect(body.errors[0].message).toMatch(/loopback/)
+    },
+  )
 
-  it('accepts localhost and 127.0.0.1 as Host', async () => {
-    for (const host of ['localhost', '127.0.0.1:9']) {
+  it('accepts localhost, 127.0.0.1 and [::1] as Host', async () => {
+    for (const host of ['localhost', '127.0.0.1:9', 'localhost:', '[::1]:8787']) {
       const { status } = await rawRequest('/zones', {
         host,
         authorization: `Bearer ${CREDENTIALS.apiToken}`,
