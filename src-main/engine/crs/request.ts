@@ -318,10 +318,13 @@ class XmlEntities {
   private readonly declared = new Map<string, string>()
   /** the entities being read, innermost last: one of them named again is a loop */
   private readonly open = new Set<string>()
-  /** uses read so far: nested uses of empty entities amplify the work without the text */
-  private uses = 0
+  /**
+   * characters of replacement text read so far: what a use parses counts, text or not (nested
+   * uses of entities that are all markup amplify the work without the text)
+   */
+  private read = 0
 
-  constructor(private readonly useLimit: number) {}
+  constructor(private readonly readLimit: number) {}
 
   /** The first declaration of a name is the one in force (https://www.w3.org/TR/xml/#sec-entity-decl). */
   declare(name: string, value: string): void {
@@ -340,7 +343,8 @@ class XmlEntities {
   /** Reads a use of the entity with `read`, refusing a loop and amplified work. */
   use<T>(name: string, read: () => T): T {
     if (this.open.has(name)) throw new MalformedXml(`entity ${name} refers to itself`)
-    if (++this.uses > this.useLimit) throw new MalformedXml('entities amplify the document')
+    this.read += Math.max(1, this.declared.get(name)?.length ?? 0)
+    if (this.read > this.readLimit) throw new MalformedXml('entities amplify the document')
     this.open.add(name)
     try {
       return read()

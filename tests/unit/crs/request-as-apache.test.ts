@@ -100,6 +100,10 @@ describe('XML bodies', () => {
     const body = `<!DOCTYPE r [<!ENTITY a "${a}">${level('b', 'a')}${level('c', 'b')}${level('d', 'c')}]><r>&d;</r>`
     expect(parseXml(body).error).toBe(true)
     expect(parseXml(`<r>${'&amp;'.repeat(100)}</r>`).error).toBe(false)
+    // Markup without text amplifies the work all the same.
+    const markup = `<!ENTITY a "${'&#60;b/&#62;'.repeat(50)}">`
+    const noText = `<!DOCTYPE r [${markup}${level('b', 'a')}${level('c', 'b')}${level('d', 'c')}${level('e', 'd')}]><r>&e;</r>`
+    expect(parseXml(noText).error).toBe(true)
   })
 })
 
