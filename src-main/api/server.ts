@@ -24,7 +24,7 @@ import {
   sendError as send,
   useBoundedJsonParser,
 } from './error-replies'
-import { normaliseTarget } from './request-target'
+import { normaliseTarget, type RequestTarget } from './request-target'
 import type { UiSessions } from './ui-session'
 import { API_ERRORS } from '@shared/api/error-codes'
 
@@ -52,10 +52,11 @@ export interface RouteEntry {
   access: RouteAccess
 }
 
-/** The authority of each absolute-form request, kept by rewriteUrl for the loopback guard. */
-const targetAuthorities = new WeakMap<object, string>()
-/** The requests whose path holds a dot segment (request-target.ts): answered 404. */
-const dotSegmentTargets = new WeakSet<object>()
+/**
+ * Each request's target as rewriteUrl normalised it: its authority for the loopback guard, and
+ * whether its path holds a dot segment (answered 404).
+ */
+const targets = new WeakMap<object, RequestTarget>()
 
 // Query strings and path parameters are text, so their validator coerces ('array': a repeated
 // ?id=a&id=b and a single ?id=a both arrive as arrays where the schema asks for one, as the
@@ -72,8 +73,7 @@ const newFastify = (bodyLimit: number) =>
     forceCloseConnections: true,
     rewriteUrl: (request) => {
       const target = normaliseTarget(request.url ?? '/')
-      if (target.authority !== undefined) targetAuthorities.set(request, target.authority)
-      if (target.dotSegment) dotSegmentTargets.add(request)
+      targets.set(request, target)
       return target.url
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
@@ -162,7 +162,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   })
 
   app.addHook('onRequest', async (request, reply) => {
-    const authority = targetAuthorities.get(request.raw)
+    const target = targets.get(request.raw)
+    const authority = target?.authority
     const loopback =
       isLoopbackHost(request.headers.host) && (authority === undefined || isLoopbackHost(authority))
     if (!loopback) {
@@ -185,7 +186,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     const access = accessOf(request)
     const inSession = access === 'session' && options.sessions?.holds(request.headers) === true
     if (access !== 'public' && !inSession) authenticate(request.headers, options.credentials())
-    if (dotSegmentTargets.has(request.raw)) return notFound(request, reply)
+    if (target?.dotSegment === true) return notFound(request, reply)
   })
 
   useBoundedJsonParser(app)

@@ -379,7 +379,7 @@ function outsideQuotes(body: string, from: number, char: string): number {
  * XML://@* does not look. Checked against the reference (docs/crs-exclusions.md).
  */
 class XmlContent {
-  text = ''
+  #text = ''
   readonly attributes: string[] = []
   /** characters of text and attribute values so far (libxml2 refuses ten times the document) */
   private length = 0
@@ -388,6 +388,11 @@ class XmlContent {
     readonly entities: XmlEntities,
     private readonly amplificationLimit: number,
   ) {}
+
+  /** XML:/*'s value: the text read so far */
+  get text(): string {
+    return this.#text
+  }
 
   private grow(length: number): void {
     this.length += length
@@ -418,7 +423,7 @@ class XmlContent {
   /** Text as it stands (CDATA, an entity's comments), counted against the amplification limit. */
   appendText(text: string): void {
     this.grow(text.length)
-    this.text += text
+    this.#text += text
   }
 
   /**

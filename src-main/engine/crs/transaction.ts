@@ -261,7 +261,6 @@ export class Transaction {
       const seen = this.matches.get(compiled.id)
       if (seen) seen.score += delta
       else {
-        const { negated } = compiled.rule.operator
         this.matches.set(
           compiled.id,
           new ScoredMatch(
@@ -269,7 +268,7 @@ export class Transaction {
             variable,
             delta,
             captures?.[0],
-            captures === undefined && !negated ? compiled.fixedOperator : undefined,
+            captures === undefined && !compiled.negated ? compiled.fixedOperator : undefined,
           ),
         )
       }
