@@ -26,6 +26,7 @@ import { simulationRoutes } from './api/routes/simulate'
 import { replayJobRoutes } from './api/routes/replay-jobs'
 import { ReplayRunner } from './api/replay'
 import { ReplayJobs } from './replay/jobs'
+import { userRoutes } from './api/routes/user'
 import { zoneRenameRoutes, zoneRoutes } from './api/routes/zones'
 import { UiSessions } from './api/ui-session'
 import { createBridge } from './bridge'
@@ -147,6 +148,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   let port = 0
   const uiSessions = new UiSessions(() => port)
   const server = createApiServer({ credentials: () => credentials, sessions: uiSessions })
+  void server.register(userRoutes, { prefix: API_PREFIX })
   void server.register(zoneRoutes, { prefix: API_PREFIX, zones })
   void server.register(filterRoutes, { prefix: API_PREFIX, configuration })
   void server.register(firewallRuleRoutes, { prefix: API_PREFIX, configuration })

@@ -9,6 +9,8 @@ export interface ApiMessage {
   /** nested causes, e.g. 6003 → 6111 for a malformed Authorization header */
   error_chain?: ApiMessage[]
   meta?: Record<string, unknown>
+  /** the vendor's success messages carry `type: null` (e.g. a token verification's 10000) */
+  type?: string | null
 }
 
 export interface ResultInfo {

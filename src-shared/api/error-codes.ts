@@ -44,7 +44,8 @@ const api = {
     code: 1001,
     statuses: [400, 408, 414],
     meaning:
-      'a request the route cannot take: its body, query or path out of schema or bounds, or an HTTP request that is not well formed or not received in time',
+      'a request the route cannot take: its body, query or path out of schema or bounds, an HTTP request that is not well formed or not received in time, or the global key on a route that takes only a token (`Missing "Authorization" header`)',
+    source: 'docs/vendor-behaviour.md#token-verification',
   },
   restoreRefused: {
     code: 1002,
@@ -401,3 +402,16 @@ export const ERROR_CATALOGUE = {
   remote,
   replay,
 } as const satisfies Record<string, Record<string, ErrorCodeEntry>>
+
+/**
+ * The codes of the vendor's success messages (an envelope's `messages`, not its `errors`), with
+ * their text. The vendor numbers them in the same space as its errors (10000 is also
+ * `Authentication error`), so they are kept apart from the catalogue above.
+ */
+export const API_MESSAGES = {
+  tokenValid: {
+    code: 10000,
+    message: 'This API Token is valid and active',
+    source: 'docs/vendor-behaviour.md#token-verification',
+  },
+} as const
