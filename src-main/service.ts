@@ -10,6 +10,7 @@ import { MAX_JSON_DEPTH, valueNestsDeeperThan } from '@shared/api/limits'
 import type { ApiAnswer, Bridge } from '@shared/bridge'
 import { API_PREFIX, WORKBENCH_PREFIX, createApiServer, type ApiServer } from './api/server'
 import type { Credentials } from './api/auth'
+import { accountRoutes } from './api/routes/accounts'
 import { bundleRoutes } from './api/routes/bundles'
 import { credentialRoutes } from './api/routes/credentials'
 import { filterRoutes } from './api/routes/filters'
@@ -37,7 +38,7 @@ import { readLegacyCatalog } from './zones/previous-waf/catalog'
 import { importSampleCredentials, type CredentialNamespace } from './zones/credentials'
 import { Simulator } from './zones/simulator'
 import { ObjectInspector } from './zones/inspector'
-import { openZoneObjects, ZoneRegistry } from './zones/registry'
+import { ACCOUNT, openZoneObjects, ZoneRegistry } from './zones/registry'
 import { ZoneEvents } from './zones/zone-events'
 import { generateApiKey, generateApiToken } from './preferences'
 import { markRunning } from './running-service'
@@ -149,6 +150,7 @@ export async function createService(options: ServiceOptions): Promise<Service> {
   const uiSessions = new UiSessions(() => port)
   const server = createApiServer({ credentials: () => credentials, sessions: uiSessions })
   void server.register(userRoutes, { prefix: API_PREFIX })
+  void server.register(accountRoutes, { prefix: API_PREFIX, account: ACCOUNT })
   void server.register(zoneRoutes, { prefix: API_PREFIX, zones })
   void server.register(filterRoutes, { prefix: API_PREFIX, configuration })
   void server.register(firewallRuleRoutes, { prefix: API_PREFIX, configuration })

@@ -120,7 +120,8 @@ const api = {
   unauthorized: {
     code: 9109,
     statuses: [403],
-    meaning: 'a token refused, or an account that is not the workbench’s',
+    meaning:
+      'a token refused, or an account id that is well formed but not the workbench’s (`Invalid account identifier`, or on creating a zone in it `Unauthorized to access requested resource`)',
     source: VENDOR_ERRORS,
   },
   authenticationError: {
