@@ -263,6 +263,12 @@ function traceNotRun(waf: PlannedPreviousWaf, run: Run, why: 'stopped' | 'disabl
   }
 }
 
+/** An override created with only its URLs (as the vendor's create body allows) changes nothing. */
+const changesNothing = (override: EngineWafOverride) =>
+  [override.rules, override.groups, override.rewrite_action].every(
+    (modes) => Object.keys(modes).length === 0,
+  )
+
 /** Runs the previous product for the request (after whatever ran before it). */
 export function runPreviousWaf(waf: PlannedPreviousWaf, run: Run): void {
   if (run.terminal !== undefined) return traceNotRun(waf, run, 'stopped')
@@ -277,7 +283,9 @@ export function runPreviousWaf(waf: PlannedPreviousWaf, run: Run): void {
       action: 'override',
       evaluated: true,
       matched: true,
-      effect: 'changed rule and group modes for this URL',
+      effect: changesNothing(applied.override)
+        ? 'changes no rule or group mode (the override has no rules, groups or rewrite_action)'
+        : 'changed rule and group modes for this URL',
     })
   }
   for (const planned of waf.packages) {

@@ -626,12 +626,23 @@ describe('URI-based overrides', () => {
     await running.ok(waf(zone, `/overrides/${created.id}`), del)
   })
 
+  it('creates an override of its URLs only, as the SDK sends it, and replaces it with rules: {}', async () => {
+    const created = await running.ok(waf(zone, '/overrides'), post({ urls: ['a.example.com/*'] }))
+    expect(created).toMatchObject({ urls: ['a.example.com/*'], rules: {}, groups: {} })
+    expect(await running.ok(waf(zone, `/overrides/${created.id}`))).toEqual(created)
+    const replaced = await running.ok(
+      waf(zone, `/overrides/${created.id}`),
+      put({ id: created.id, urls: ['b.example.com/*'], rules: {}, rewrite_action: {} }),
+    )
+    expect(replaced).toMatchObject({ urls: ['b.example.com/*'], rules: {}, groups: {} })
+    expect(await running.ok(waf(zone, `/overrides/${created.id}`))).toEqual(replaced)
+    await running.ok(waf(zone, `/overrides/${created.id}`), del)
+  })
+
   it('refuses bad bodies with 10405 and creates nothing', async () => {
     const bodies = [
       { urls: ['shop.example.com/*'], rules: { 'no-such-rule': 'block' } },
       { urls: ['https://shop.example.com/*'], rules: { [rule.id]: 'block' } },
-      { urls: ['shop.example.com/*'] },
-      { urls: ['shop.example.com/*'], rules: {}, groups: {} },
       { urls: ['shop.example.com/*'], groups: { [UNKNOWN_ID]: 'disable' } },
     ]
     for (const body of bodies)

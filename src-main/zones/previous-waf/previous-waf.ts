@@ -271,11 +271,11 @@ export class PreviousWaf {
         )
       }
     })
+    // The vendor's create body requires only `urls` (the SDK's OverrideCreateParams is
+    // `{zone_id, urls}`) and its update body allows `rules: {}`: an override with no rules or
+    // groups is kept, and changes nothing until it is edited.
     const rules = body.rules ?? {}
     const groups = body.groups ?? {}
-    if (Object.keys(rules).length === 0 && Object.keys(groups).length === 0) {
-      throw problem('An override needs rules or groups to override', '/rules')
-    }
     for (const ruleId of Object.keys(rules)) {
       if (!this.catalog.packages.some((p) => this.catalog.rule(p.id, ruleId) !== undefined))
         throw problem(`${ruleId} is not the id of a WAF rule`, `/rules/${ruleId}`)

@@ -653,6 +653,18 @@ describe('URI-based overrides', () => {
     expect(challenged).toMatchObject({ outcome: 'challenged', action: 'challenge' })
   })
 
+  it('changes no decision with an override that has no rules, groups or rewrite_action', () => {
+    const none = run([])
+    const empty = run([override('o1', ['shop.example.com/*'])])
+    expect(empty.outcome).toBe(none.outcome)
+    expect(fired(empty)).toEqual(fired(none))
+    expect(fired(empty)).toEqual([['100001', 'block']])
+    expect(empty.trace.find((n) => n.kind === 'waf_override')).toMatchObject({
+      rule_id: 'o1',
+      effect: expect.stringContaining('changes no rule or group mode'),
+    })
+  })
+
   it('applies only the first override that matches (the one that wins)', () => {
     const decision = run([
       override('first', ['shop.example.com/*'], { rules: { '100001': 'disable' } }),

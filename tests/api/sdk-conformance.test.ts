@@ -1,0 +1,77 @@
+// Calls of the official `cloudflare` SDK that a conformance review found refused or ignored, each
+// against a real service: what the call stores (read back) and, where it matters, what the zone
+// then decides for a request (the simulate route).
+
+import Cloudflare from 'cloudflare'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  CREDENTIALS,
+  newZone,
+  removeDataDir,
+  simulate,
+  startService,
+  type Running,
+} from './harness'
+
+let running: Running
+let client: Cloudflare
+beforeAll(async () => {
+  running = await startService()
+  client = new Cloudflare({ apiToken: CREDENTIALS.apiToken, baseURL: running.api, maxRetries: 0 })
+})
+afterAll(async () => {
+  await running.stop()
+  removeDataDir(running.dataDir)
+})
+
+const sqli = (host: string, path = '/products') => ({
+  method: 'GET',
+  url: `https://${host}${path}?id=1' UNION SELECT username,password FROM users--`,
+  ip: '198.51.100.7',
+})
+
+/** The parts of a decision an override could change. */
+const decided = (result: any) => ({
+  outcome: result.outcome,
+  action: result.action,
+  events: result.events.map((e: any) => [e.rule_id, e.action]),
+})
+
+describe('previous WAF overrides (client.firewall.waf.overrides)', () => {
+  it('creates an override of URLs only; it is stored and changes no decision', async () => {
+    const zone = await newZone(running, { plan: 'pro', waf_product: 'previous' })
+    const before = await simulate(running, zone.id, sqli(zone.name, '/shop/x'))
+    expect(before.outcome).not.toBe('passed')
+
+    // These deprecated methods answer the whole envelope (the SDK does not unwrap `result`).
+    const answer: any = await client.firewall.waf.overrides.create({
+      zone_id: zone.id,
+      urls: [`${zone.name}/shop/*`],
+    })
+    expect(answer.success).toBe(true)
+    const created = answer.result
+    expect(created).toMatchObject({ urls: [`${zone.name}/shop/*`], rules: {}, paused: false })
+    const read: any = await client.firewall.waf.overrides.get(created.id, { zone_id: zone.id })
+    expect(read.result).toEqual(created)
+
+    const after = await simulate(running, zone.id, sqli(zone.name, '/shop/x'))
+    expect(after.trace.find((n: any) => n.kind === 'waf_override')).toMatchObject({
+      rule_id: created.id,
+    })
+    expect(decided(after)).toEqual(decided(before))
+
+    const updated: any = await client.firewall.waf.overrides.update(created.id, {
+      zone_id: zone.id,
+      id: created.id,
+      urls: [`${zone.name}/shop/*`],
+      rules: {},
+      rewrite_action: {},
+    })
+    expect(updated.result).toMatchObject({ rules: {}, rewrite_action: {} })
+    const reread: any = await client.firewall.waf.overrides.get(created.id, { zone_id: zone.id })
+    expect(reread.result).toEqual(updated.result)
+    expect(decided(await simulate(running, zone.id, sqli(zone.name, '/shop/x')))).toEqual(
+      decided(before),
+    )
+  })
+})
