@@ -12,6 +12,7 @@ import { ApiError, badRequest, couldNotRoute, isVendorId } from '@shared/api/err
 import {
   isValidZoneName,
   nameMatches,
+  type NameSearch,
   parseNameSearch,
   type Zone,
   type ZoneListSearch,
@@ -135,6 +136,9 @@ export class ZoneRegistry {
         : nameMatches(parseNameSearch(query['account.name']), ACCOUNT.name),
     ].filter((met) => met !== undefined)
     const name = query.name === undefined ? undefined : parseNameSearch(query.name)
+    // The index holds neither types nor plans: these read every zone listed, then page.
+    if (query.type !== undefined || query.order === 'plan.id')
+      return this.listReadingZones(query, constant, name)
     const everyZone =
       query.match === 'any'
         ? constant.includes(true) || (constant.length === 0 && name === undefined)
@@ -142,25 +146,60 @@ export class ZoneRegistry {
     const noZone =
       query.match === 'any' ? !everyZone && name === undefined : constant.includes(false)
     if (noZone) return { zones: [], total: 0 }
-    // The index holds no plans: ordering by plan reads every zone listed, then pages.
-    const byPlan = query.order === 'plan.id'
-    const offset = (query.page - 1) * query.perPage
     const { ids, total } = await this.account((a) =>
       a.list({
         ...(everyZone || name === undefined ? {} : { name }),
         // The other orders are by a value every zone shares: they keep the order by name.
         descending: (query.order ?? 'name') === 'name' && query.direction === 'desc',
-        offset: byPlan ? 0 : offset,
-        limit: byPlan ? Number.MAX_SAFE_INTEGER : query.perPage,
+        offset: (query.page - 1) * query.perPage,
+        limit: query.perPage,
       }),
     )
     const zones = await Promise.all(
       ids.map((id) => this.inIndexedZone(id, (_zone, record) => toZone(record))),
     )
-    if (!byPlan) return { zones, total }
-    const sign = query.direction === 'desc' ? -1 : 1
-    zones.sort((a, b) => sign * a.plan.id.localeCompare(b.plan.id))
-    return { zones: zones.slice(offset, offset + query.perPage), total }
+    return { zones, total }
+  }
+
+  /**
+   * The list when it asks for what only the zones hold (`type`, the order by `plan.id`): every
+   * zone the index lists (by name, when every requirement must hold) is read, the requirements
+   * are met in memory (all of them, or any one with `match=any`), then the list is sorted and
+   * paged.
+   */
+  private async listReadingZones(
+    query: ZoneQuery,
+    constant: boolean[],
+    name: NameSearch | undefined,
+  ): Promise<{ zones: Zone[]; total: number }> {
+    const any = query.match === 'any'
+    if (!any && constant.includes(false)) return { zones: [], total: 0 }
+    const { ids } = await this.account((a) =>
+      a.list({
+        ...(any || name === undefined ? {} : { name }),
+        descending: (query.order ?? 'name') === 'name' && query.direction === 'desc',
+        offset: 0,
+        limit: Number.MAX_SAFE_INTEGER,
+      }),
+    )
+    const read = await Promise.all(
+      ids.map((id) => this.inIndexedZone(id, (_zone, record) => toZone(record))),
+    )
+    const types: readonly string[] | undefined = query.type
+    const zones = read.filter((zone) => {
+      const met = [
+        ...constant,
+        ...(name === undefined ? [] : [nameMatches(name, zone.name)]),
+        ...(types === undefined ? [] : [types.includes(zone.type)]),
+      ]
+      return any ? met.length === 0 || met.includes(true) : !met.includes(false)
+    })
+    if (query.order === 'plan.id') {
+      const sign = query.direction === 'desc' ? -1 : 1
+      zones.sort((a, b) => sign * a.plan.id.localeCompare(b.plan.id))
+    }
+    const offset = (query.page - 1) * query.perPage
+    return { zones: zones.slice(offset, offset + query.perPage), total: zones.length }
   }
 
   /** Whether the index holds `id` in any state (a zone being created or deleted included). */

@@ -101,6 +101,8 @@ export const ZONE_LIST_ORDERS = ['name', 'status', 'account.id', 'account.name',
 export const ZoneListSearch = Type.Object({
   name: Type.Optional(Type.String()),
   status: Type.Optional(Type.Enum(ZONE_STATUSES)),
+  /** zones of any of these types (the SDK repeats `type=` for several: `arrayFormat: 'repeat'`) */
+  type: Type.Optional(Type.Array(Type.Enum(ZONE_TYPES), { minItems: 1, maxItems: 10 })),
   'account.id': Type.Optional(Type.String()),
   'account.name': Type.Optional(Type.String()),
   order: Type.Optional(Type.Enum(ZONE_LIST_ORDERS)),

@@ -75,3 +75,43 @@ describe('previous WAF overrides (client.firewall.waf.overrides)', () => {
     )
   })
 })
+
+describe('zones (client.zones)', () => {
+  const account = { id: '01a7362d577a6c3019a474fd6f485823' }
+
+  it('lists the zones of the types asked for (type=… repeated), and refuses an unknown type', async () => {
+    const partial = await client.zones.create({
+      account,
+      name: 'p.sdk-types.example',
+      type: 'partial',
+    })
+    const secondary = await client.zones.create({
+      account,
+      name: 's.sdk-types.example',
+      type: 'secondary',
+    })
+    await client.zones.create({ account, name: 'f.sdk-types.example' })
+    expect((await client.zones.get({ zone_id: partial.id })).type).toBe('partial')
+
+    const only = await client.zones.list({
+      name: 'ends_with:.sdk-types.example',
+      type: ['partial'],
+    })
+    expect(only.result.map((zone) => [zone.name, zone.type])).toEqual([
+      ['p.sdk-types.example', 'partial'],
+    ])
+    const either = await client.zones.list({
+      name: 'ends_with:.sdk-types.example',
+      type: ['secondary', 'partial'],
+    })
+    expect(either.result.map((zone) => zone.id)).toEqual([partial.id, secondary.id])
+    const seen: string[] = []
+    for await (const zone of client.zones.list({ type: ['secondary'], per_page: 5 }))
+      seen.push(zone.name)
+    expect(seen).toEqual(['s.sdk-types.example'])
+
+    const refused = client.zones.list({ type: ['weird' as 'full'] })
+    await expect(refused).rejects.toBeInstanceOf(Cloudflare.BadRequestError)
+    await expect(refused).rejects.toMatchObject({ status: 400, errors: [expect.anything()] })
+  })
+})

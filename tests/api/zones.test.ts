@@ -167,6 +167,43 @@ describe('searching and ordering the list', () => {
     expect(await names('match=any')).toEqual(all)
   })
 
+  it('takes type, once or repeated (any of them), with the other requirements and match', async () => {
+    await create({ name: 'p.types.example', type: 'partial' })
+    await create({ name: 's.types.example', type: 'secondary' })
+    await create({ name: 'f.types.example' })
+    const all = await names('')
+    const inTypes = 'name=ends_with:.types.example'
+    expect(await names(`${inTypes}&type=partial`)).toEqual(['p.types.example'])
+    expect(await names(`${inTypes}&type=partial&type=secondary`)).toEqual([
+      'p.types.example',
+      's.types.example',
+    ])
+    expect(await names(`${inTypes}&type=full`)).toEqual(['f.types.example'])
+    expect(await names('type=partial&type=secondary')).toEqual([
+      'p.types.example',
+      's.types.example',
+    ])
+    expect(await names('type=full')).toEqual(
+      all.filter((n: string) => !['p.types.example', 's.types.example'].includes(n)),
+    )
+    expect(await names(`${inTypes}&type=partial&status=moved`)).toEqual([])
+    expect(await names(`${inTypes}&type=partial&status=moved&match=any`)).toEqual([
+      'f.types.example',
+      'p.types.example',
+      's.types.example',
+    ])
+    expect(await names('name=f.types.example&type=secondary&match=any')).toEqual([
+      'f.types.example',
+      's.types.example',
+    ])
+    expect(await names(`${inTypes}&type=partial&type=secondary&direction=desc`)).toEqual([
+      's.types.example',
+      'p.types.example',
+    ])
+    const { body } = await running.call(`/zones?${inTypes}&type=secondary&type=full&per_page=5`)
+    expect(body.result_info).toMatchObject({ count: 2, total_count: 2, total_pages: 1 })
+  })
+
   it('orders by name either way; the other orders keep the order by name', async () => {
     const all = await names('')
     expect(all).toEqual([...all].sort())
@@ -204,15 +241,19 @@ describe('searching and ordering the list', () => {
     expect(second.body.result_info.total_count).toBe(all.body.result_info.total_count)
   })
 
-  it.each(['status=gone', 'order=size', 'direction=up', 'match=some'])(
-    'refuses %s with 400 in the envelope',
-    async (query) => {
-      const { status, body } = await running.call(`/zones?${query}`)
-      expect(status).toBe(400)
-      expect(body.success).toBe(false)
-      expect(body.errors.length).toBeGreaterThan(0)
-    },
-  )
+  it.each([
+    'status=gone',
+    'order=size',
+    'direction=up',
+    'match=some',
+    'type=weird',
+    'type=full&type=nope',
+  ])('refuses %s with 400 in the envelope', async (query) => {
+    const { status, body } = await running.call(`/zones?${query}`)
+    expect(status).toBe(400)
+    expect(body.success).toBe(false)
+    expect(body.errors.length).toBeGreaterThan(0)
+  })
 })
 
 describe('bad input', () => {
