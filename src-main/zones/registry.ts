@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { ApiError, badRequest, couldNotRoute, isVendorId } from '@shared/api/errors'
 import {
   isValidZoneName,
+  isValidHostName,
   nameMatches,
   type NameSearch,
   parseNameSearch,
@@ -272,6 +273,8 @@ export class ZoneRegistry {
     if (edit.paused !== undefined) changes.paused = edit.paused
     if (edit.type !== undefined) changes.type = edit.type
     if (edit.plan !== undefined) changes.plan = checkedPlan(edit.plan)
+    if (edit.vanity_name_servers !== undefined)
+      changes.vanity_name_servers = checkedNameServers(edit.vanity_name_servers)
     return toZone(
       await this.inZone(id, (zone, record) => {
         if (changes.plan === 'free' && record.waf_product === 'previous')
@@ -566,6 +569,22 @@ function checkedPlan(plan: ZonePlan | { id: string }): ZonePlan {
   return resolved
 }
 
+/** Vanity name servers are host names (`ns1.example.com`), each given once. */
+function checkedNameServers(names: string[]): string[] {
+  names.forEach((name, index) => {
+    if (!isValidHostName(name) || names.indexOf(name) !== index) {
+      throw badRequest(
+        API_ERRORS.invalidSetting,
+        names.indexOf(name) !== index
+          ? `The vanity name server ${JSON.stringify(name)} is given twice.`
+          : `Invalid vanity name server ${JSON.stringify(name)}: give a host name such as ns1.example.com.`,
+        { source: { pointer: `/vanity_name_servers/${index}` } },
+      )
+    }
+  })
+  return names
+}
+
 function toZone(record: ZoneRecord): Zone {
   return {
     id: record.id,
@@ -587,5 +606,6 @@ function toZone(record: ZoneRecord): Zone {
     plan: planInfo(record.plan),
     meta: { phishing_detected: false, cdn_only: false, dns_only: false },
     waf_product: record.waf_product,
+    vanity_name_servers: record.vanity_name_servers ?? [],
   }
 }

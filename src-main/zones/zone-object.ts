@@ -24,9 +24,14 @@ export interface ZoneRecord {
   paused: boolean
   created_on: string
   modified_on: string
+  /** the custom name servers set with PATCH /zones/{id}; absent when none were */
+  vanity_name_servers?: string[]
 }
 
-type ZoneRow = Omit<ZoneRecord, 'paused'> & { paused: number }
+type ZoneRow = Omit<ZoneRecord, 'paused' | 'vanity_name_servers'> & {
+  paused: number
+  vanity_name_servers?: string | null
+}
 
 /**
  * The table in which a zone kept its security events until they moved to an object of their own
@@ -59,6 +64,8 @@ const SCHEMA: readonly string[] = [
   ...PAGE_RULES_SCHEMA,
   ...RULESET_SCHEMA_V2,
   ...SAMPLES_SCHEMA,
+  // JSON array of host names, NULL when none were set.
+  'ALTER TABLE zone ADD COLUMN vanity_name_servers TEXT',
 ]
 
 const SETTING_LABELS: Partial<Record<keyof ZoneRecord, string>> = {
@@ -67,13 +74,26 @@ const SETTING_LABELS: Partial<Record<keyof ZoneRecord, string>> = {
   type: 'type',
   paused: 'paused',
   waf_product: 'WAF product',
+  vanity_name_servers: 'vanity name servers',
+}
+
+const vanityColumn = (record: ZoneRecord) =>
+  record.vanity_name_servers === undefined ? null : JSON.stringify(record.vanity_name_servers)
+
+const settingText = (record: ZoneRecord, key: keyof ZoneRecord) => {
+  const value = record[key]
+  if (value === undefined) return 'none'
+  if (!Array.isArray(value)) return String(value)
+  return value.length === 0 ? 'none' : value.join(' ')
 }
 
 /** e.g. "plan: pro → enterprise, paused: false → true" */
 function describeSettingsChange(before: ZoneRecord, after: ZoneRecord): string {
   const changed = (Object.keys(SETTING_LABELS) as (keyof ZoneRecord)[])
-    .filter((key) => before[key] !== after[key])
-    .map((key) => `${SETTING_LABELS[key]}: ${String(before[key])} → ${String(after[key])}`)
+    .filter((key) => settingText(before, key) !== settingText(after, key))
+    .map(
+      (key) => `${SETTING_LABELS[key]}: ${settingText(before, key)} → ${settingText(after, key)}`,
+    )
   if (changed.length === 0) return 'Zone settings saved unchanged'
   if (changed.length === 1 && before.name !== after.name) return `Renamed the zone to ${after.name}`
   return `Zone ${changed.join(', ')}`
@@ -118,14 +138,23 @@ export class ZoneObject extends ConfiguredObject {
   record(): ZoneRecord | undefined {
     if (!this.exists()) return undefined
     const row = this.ctx.storage.sql.exec('SELECT * FROM zone').toArray()[0] as ZoneRow | undefined
-    return row && { ...row, paused: row.paused === 1 }
+    if (row === undefined) return undefined
+    const { vanity_name_servers: vanity, ...rest } = row
+    return {
+      ...rest,
+      paused: row.paused === 1,
+      ...(vanity === null || vanity === undefined
+        ? {}
+        : { vanity_name_servers: JSON.parse(vanity) as string[] }),
+    }
   }
 
   initialize(record: ZoneRecord): ZoneRecord {
     migrateSchema(this.ctx, SCHEMA)
     this.ctx.storage.describeChange(`Zone ${record.name} created (${record.plan} plan)`)
     this.ctx.storage.sql.exec(
-      'INSERT INTO zone VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      `INSERT INTO zone (id, name, type, plan, waf_product, paused, created_on, modified_on,
+         vanity_name_servers) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       record.id,
       record.name,
       record.type,
@@ -134,6 +163,7 @@ export class ZoneObject extends ConfiguredObject {
       record.paused ? 1 : 0,
       record.created_on,
       record.modified_on,
+      vanityColumn(record),
     )
     return record
   }
@@ -145,13 +175,15 @@ export class ZoneObject extends ConfiguredObject {
     const next = { ...current, ...changes }
     this.ctx.storage.describeChange(describeSettingsChange(current, next))
     this.ctx.storage.sql.exec(
-      `UPDATE zone SET name = ?, type = ?, plan = ?, waf_product = ?, paused = ?, modified_on = ?`,
+      `UPDATE zone SET name = ?, type = ?, plan = ?, waf_product = ?, paused = ?, modified_on = ?,
+         vanity_name_servers = ?`,
       next.name,
       next.type,
       next.plan,
       next.waf_product,
       next.paused ? 1 : 0,
       next.modified_on,
+      vanityColumn(next),
     )
     return next
   }

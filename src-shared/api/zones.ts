@@ -55,6 +55,8 @@ export interface Zone {
   permissions: string[]
   plan: ZonePlanInfo
   meta: { phishing_detected: boolean; cdn_only: boolean; dns_only: boolean }
+  /** custom name servers (host names), [] when none were set */
+  vanity_name_servers: string[]
   /** Zone Workbench: which WAF product the zone runs (set at creation). */
   waf_product: WafProduct
 }
@@ -77,12 +79,21 @@ export const ZoneEditBody = Type.Object(
     paused: Type.Optional(Type.Boolean()),
     type: Type.Optional(Type.Enum(ZONE_TYPES)),
     plan: Type.Optional(PlanRef),
+    /** host names, checked by isValidHostName (the vendor's 400 in its envelope for a bad one) */
+    vanity_name_servers: Type.Optional(Type.Array(Type.String(), { maxItems: 20 })),
   },
   { additionalProperties: false, minProperties: 1 },
 )
 export type ZoneEdit = Static<typeof ZoneEditBody>
 
 const ZONE_NAME = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/
+
+const HOST_NAME = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/i
+
+/** A name server's host name: at least two labels of letters, digits and hyphens. */
+export function isValidHostName(name: string): boolean {
+  return HOST_NAME.test(name)
+}
 
 /** Zone names are registrable domain names: at least two labels, letters, digits and hyphens. */
 export function isValidZoneName(name: string): boolean {

@@ -115,3 +115,18 @@ describe('zones (client.zones)', () => {
     await expect(refused).rejects.toMatchObject({ status: 400, errors: [expect.anything()] })
   })
 })
+
+describe('vanity name servers (client.zones.edit)', () => {
+  it('sets them, answers them in the zone and refuses one that is not a host name', async () => {
+    const zone = await newZone(running, { plan: 'business' })
+    const servers = ['ns1.sdk-vanity.example', 'ns2.sdk-vanity.example']
+    const edited = await client.zones.edit({ zone_id: zone.id, vanity_name_servers: servers })
+    expect(edited.vanity_name_servers).toEqual(servers)
+    expect((await client.zones.get({ zone_id: zone.id })).vanity_name_servers).toEqual(servers)
+
+    const refused = client.zones.edit({ zone_id: zone.id, vanity_name_servers: ['ns 1'] })
+    await expect(refused).rejects.toBeInstanceOf(Cloudflare.BadRequestError)
+    await expect(refused).rejects.toMatchObject({ status: 400, errors: [{ code: 1004 }] })
+    expect((await client.zones.get({ zone_id: zone.id })).vanity_name_servers).toEqual(servers)
+  })
+})

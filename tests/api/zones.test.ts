@@ -91,6 +91,60 @@ describe('zones', () => {
     expect(patched.body.result.paused).toBe(true)
   })
 
+  it('sets vanity name servers with PATCH, keeps them across other edits and a restart', async () => {
+    const { body } = await create({ name: 'vanity.example', plan: 'business' })
+    expect(body.result.vanity_name_servers).toEqual([])
+    const path = `/zones/${body.result.id}`
+    const servers = ['ns1.vanity.example', 'ns2.vanity.example']
+    const patched = await running.call(path, {
+      method: 'PATCH',
+      json: { vanity_name_servers: servers },
+    })
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200)
+    expect(patched.body.result.vanity_name_servers).toEqual(servers)
+    await running.call(path, { method: 'PATCH', json: { paused: true } })
+    expect((await running.call(path)).body.result.vanity_name_servers).toEqual(servers)
+    await running.stop()
+    running = await startService(running.dataDir)
+    expect((await running.call(path)).body.result).toMatchObject({
+      vanity_name_servers: servers,
+      paused: true,
+    })
+    const cleared = await running.call(path, { method: 'PATCH', json: { vanity_name_servers: [] } })
+    expect(cleared.body.result.vanity_name_servers).toEqual([])
+  })
+
+  let badVanity = 0
+  it.each([
+    [['ns1.vanity.example', 'not a host'], 1],
+    [['-ns.vanity.example'], 0],
+    [['ns1'], 0],
+    [['ns1.vanity.example', 'ns1.vanity.example'], 1],
+    [['https://ns1.vanity.example'], 0],
+  ])(
+    'refuses the vanity name servers %j with 400 1004 and changes nothing',
+    async (servers, at) => {
+      const { body } = await create({ name: `bad-vanity-${++badVanity}.example` })
+      const path = `/zones/${body.result.id}`
+      const { status, body: refused } = await running.call(path, {
+        method: 'PATCH',
+        json: { vanity_name_servers: servers },
+      })
+      expect(status).toBe(400)
+      expect(refused).toMatchObject({ success: false, result: null })
+      expect(refused.errors[0]).toMatchObject({
+        code: 1004,
+        source: { pointer: `/vanity_name_servers/${at}` },
+      })
+      expect((await running.call(path)).body.result.vanity_name_servers).toEqual([])
+      const notArray = await running.call(path, {
+        method: 'PATCH',
+        json: { vanity_name_servers: 'ns1.vanity.example' },
+      })
+      expect(notArray.status).toBe(400)
+    },
+  )
+
   it('deletes a zone, after which it is gone', async () => {
     const { body } = await create({ name: 'delete-me.example' })
     const deleted = await running.call(`/zones/${body.result.id}`, { method: 'DELETE' })
