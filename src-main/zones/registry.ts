@@ -593,7 +593,9 @@ function toZone(record: ZoneRecord): Zone {
     paused: record.paused,
     type: record.type,
     development_mode: 0,
-    name_servers: ['ada.ns.cloudflare.com', 'bob.ns.cloudflare.com'],
+    // Internal DNS zones are not assigned Cloudflare name servers.
+    name_servers:
+      record.type === 'internal' ? [] : ['ada.ns.cloudflare.com', 'bob.ns.cloudflare.com'],
     original_name_servers: null,
     original_registrar: null,
     original_dnshost: null,

@@ -20,7 +20,11 @@ export function offersValidationMode(plan: ZonePlan): boolean {
 export const WAF_PRODUCTS = ['managed_rulesets', 'previous'] as const
 export type WafProduct = (typeof WAF_PRODUCTS)[number]
 
-export const ZONE_TYPES = ['full', 'partial', 'secondary'] as const
+/**
+ * `internal`: an Internal DNS zone, resolved only through the vendor's Gateway; it gets no
+ * Cloudflare name servers (https://developers.cloudflare.com/dns/internal-dns/internal-zones/).
+ */
+export const ZONE_TYPES = ['full', 'partial', 'secondary', 'internal'] as const
 export type ZoneType = (typeof ZONE_TYPES)[number]
 
 export interface ZonePlanInfo {

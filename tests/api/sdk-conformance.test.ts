@@ -130,3 +130,26 @@ describe('vanity name servers (client.zones.edit)', () => {
     expect((await client.zones.get({ zone_id: zone.id })).vanity_name_servers).toEqual(servers)
   })
 })
+
+describe('internal zones (client.zones.create)', () => {
+  it('creates a zone of type internal, with no Cloudflare name servers, and lists it by type', async () => {
+    const account = { id: '01a7362d577a6c3019a474fd6f485823' }
+    const created = await client.zones.create({
+      account,
+      name: 'corp.sdk-internal.example',
+      type: 'internal',
+    })
+    expect(created).toMatchObject({ type: 'internal', name_servers: [] })
+    const read = await client.zones.get({ zone_id: created.id })
+    expect(read).toMatchObject({ type: 'internal', name_servers: [] })
+    const listed = await client.zones.list({ type: ['internal'] })
+    expect(listed.result.map((zone) => zone.id)).toEqual([created.id])
+
+    const edited = await client.zones.edit({ zone_id: created.id, type: 'full' })
+    expect(edited.type).toBe('full')
+    expect(edited.name_servers.length).toBeGreaterThan(0)
+    expect((await client.zones.edit({ zone_id: created.id, type: 'internal' })).type).toBe(
+      'internal',
+    )
+  })
+})
