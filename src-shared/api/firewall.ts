@@ -2,7 +2,9 @@
 // APIs show them (docs/vendor-behaviour.md#firewall-rules-api,
 // docs/vendor-behaviour.md#filters-api), and the bodies those APIs take.
 
-import { Type, type Static } from 'typebox'
+import { Type, type Static, type TSchema } from 'typebox'
+import { API_ERRORS } from './error-codes'
+import { type ApiError, badRequest } from './errors'
 import type { ZonePlan } from './zones'
 
 export const FIREWALL_ACTIONS = [
@@ -66,6 +68,67 @@ export interface FirewallRule {
 }
 
 const Id = Type.String({ pattern: '^[0-9a-f]{32}$' })
+
+/**
+ * A body of one item or an array of them: the vendor's create and bulk routes of both APIs take
+ * arrays (what scripts send), and the official SDK and the OpenAPI document send one object.
+ */
+export const OneOrMany = <T extends TSchema>(item: T) => Type.Union([Type.Array(item), item])
+/** The items of a `OneOrMany` body, in order. */
+export const itemsOf = <T>(body: T | T[]): T[] => (Array.isArray(body) ? body : [body])
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/**
+ * The refusal of a bulk update (one object or an array) that has an item without `id`, saying
+ * that each item needs one, or undefined: the official SDK's `filters.bulkUpdate` types its items
+ * without it. `items` names them ('filter', 'firewall rule').
+ */
+export function itemWithoutId(body: unknown, items: string): ApiError | undefined {
+  const index = [body].flat().findIndex((item) => isRecord(item) && !('id' in item))
+  if (index < 0) return undefined
+  const at = Array.isArray(body) ? `/${index}` : ''
+  return badRequest(
+    API_ERRORS.invalidRequest,
+    `Invalid request: body${at} has no id: each ${items} of a bulk update needs the \`id\` of the ${items} it changes`,
+    { source: { pointer: at || '/' } },
+  )
+}
+
+/**
+ * The official SDK's action modes that are not the names of actions, and the action each is:
+ * its `firewall.rules.create`/`update` send `action: {mode, response?, timeout?}`
+ * (docs/vendor-behaviour.md#firewall-rules-api).
+ */
+const SDK_ACTION_MODES: Readonly<Record<string, FirewallAction>> = {
+  ban: 'block',
+  simulate: 'log',
+}
+
+/**
+ * The action as the string the API reads: the SDK's object form becomes its `mode` (`ban` is
+ * `block`, `simulate` is `log`); anything else is left for the schema to take or refuse, so an
+ * unknown mode is refused as an unknown action is. `response` and `timeout` are not read.
+ */
+function actionString(action: unknown): unknown {
+  if (!isRecord(action)) return action
+  const { mode, response, timeout, ...rest } = action
+  const shaped =
+    typeof mode === 'string' &&
+    Object.keys(rest).length === 0 &&
+    (response === undefined || isRecord(response)) &&
+    (timeout === undefined || typeof timeout === 'number')
+  if (!shaped) return action
+  return Object.hasOwn(SDK_ACTION_MODES, mode) ? SDK_ACTION_MODES[mode] : mode
+}
+
+/** A firewall rule body (one rule or an array) with each rule's action as a string. */
+export function withStringActions(body: unknown): unknown {
+  const rule = (item: unknown) =>
+    isRecord(item) && 'action' in item ? { ...item, action: actionString(item.action) } : item
+  return Array.isArray(body) ? body.map(rule) : rule(body)
+}
 const filterFields = {
   expression: Type.String(),
   paused: Type.Optional(Type.Boolean()),
@@ -164,13 +227,23 @@ export const FirewallRuleBulkUpdate = Type.Object(
 )
 export type FirewallRuleBulkUpdate = Static<typeof FirewallRuleBulkUpdate>
 
-export const PriorityUpdate = Type.Object(
+/**
+ * A PATCH of one rule: its `id` is the path's (the SDK's `firewall.rules.edit` sends `{}`), and
+ * a PATCH changes only `priority`, and only when it names it.
+ */
+export const PriorityEdit = Type.Object(
   {
-    id: Id,
+    id: Type.Optional(Id),
     priority: Type.Optional(
       Type.Union([Type.Integer({ minimum: 0, maximum: 2147483647 }), Type.Null()]),
     ),
   },
+  { additionalProperties: true },
+)
+export type PriorityEdit = Static<typeof PriorityEdit>
+/** An item of the bulk PATCH, which names each rule by `id`. */
+export const PriorityUpdate = Type.Object(
+  { ...PriorityEdit.properties, id: Id },
   { additionalProperties: true },
 )
 export type PriorityUpdate = Static<typeof PriorityUpdate>

@@ -1,11 +1,12 @@
-// The Filters API: /client/v4/zones/:zone_id/filters (array bodies, all or nothing), and the
+// The Filters API: /client/v4/zones/:zone_id/filters (array bodies, all or nothing; a create or
+// bulk update also takes the one object of the OpenAPI document, answered as an array), and the
 // expression check /client/v4/filters/validate-expr, which is not zone-scoped and answers as the
 // vendor does: an invalid expression gets 400 with `success: false`, `messages: null` and errors
 // without codes, whose message is the three-line caret form (Filter parsing error, the expression
 // in backticks, carets under the bad token).
 
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyReply } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import {
   FilterBulkUpdate,
@@ -13,6 +14,9 @@ import {
   FilterDeleteBody,
   FilterUpdate,
   idsToDelete,
+  itemsOf,
+  itemWithoutId,
+  OneOrMany,
 } from '@shared/api/firewall'
 import { compile, ExpressionError, formatValidateExprError } from '@shared/expression'
 import type { ZoneConfiguration } from '../../zones/configuration'
@@ -36,6 +40,12 @@ function validateExpression(expression: string, reply: FastifyReply) {
       result: null,
     }
   }
+}
+
+/** Before validation: a bulk item without `id` is refused saying so, not as a failed union. */
+async function requireIds(request: FastifyRequest) {
+  const refusal = itemWithoutId(request.body, 'filter')
+  if (refusal !== undefined) throw refusal
 }
 
 const ZoneParams = Type.Object({ zone_id: Type.String() })
@@ -68,15 +78,19 @@ export const filterRoutes: FastifyPluginAsyncTypebox<{ configuration: ZoneConfig
 
   app.post(
     '/zones/:zone_id/filters',
-    { schema: { params: ZoneParams, body: Type.Array(FilterCreate) } },
+    { schema: { params: ZoneParams, body: OneOrMany(FilterCreate) } },
     async (request) =>
-      ok(await inZone(request.params.zone_id, (f) => f.createFilters(request.body))),
+      ok(await inZone(request.params.zone_id, (f) => f.createFilters(itemsOf(request.body)))),
   )
 
   app.put(
     '/zones/:zone_id/filters',
-    { schema: { params: ZoneParams, body: Type.Array(FilterBulkUpdate) } },
-    async (request) => ok(await inZone(request.params.zone_id, (f) => f.editFilters(request.body))),
+    {
+      schema: { params: ZoneParams, body: OneOrMany(FilterBulkUpdate) },
+      preValidation: requireIds,
+    },
+    async (request) =>
+      ok(await inZone(request.params.zone_id, (f) => f.editFilters(itemsOf(request.body)))),
   )
 
   app.delete(

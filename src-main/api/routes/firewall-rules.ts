@@ -1,18 +1,28 @@
 // /client/v4/zones/:zone_id/firewall/rules: the vendor's Firewall Rules API, and the workbench's
 // own /workbench/v1/zones/:zone_id/firewall/settings for the zone's rule quota. Bodies are
-// arrays; a create also takes the single object the current official SDK sends.
+// arrays; a create and the bulk PUT and PATCH also take the single object the current official
+// SDK sends, and a rule's action may be the SDK's object `{mode, …}` (read as its mode).
 
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
+import { ApiError } from '@shared/api/errors'
+import { FIREWALL_ERRORS } from '@shared/api/error-codes'
 import {
   FirewallRuleBulkUpdate,
   FirewallRuleCreate,
   FirewallRuleDeleteBody,
   FirewallRuleUpdate,
   idsToDelete,
+  itemsOf,
+  itemWithoutId,
+  OneOrMany,
+  PriorityEdit,
   PriorityUpdate,
+  withStringActions,
 } from '@shared/api/firewall'
 import type { ZoneConfiguration } from '../../zones/configuration'
+import { invalidValue } from '../../zones/problems'
 import { FIREWALL_PER_PAGE, ok, pageOfList, pageQuery } from '../envelope'
 
 const ZoneParams = Type.Object({ zone_id: Type.String() })
@@ -36,6 +46,17 @@ const DeleteBody = Type.Union([
   Type.Null(),
 ])
 
+/** Before validation: the SDK's `action: {mode, …}` becomes the action it names. */
+async function readSdkActions(request: FastifyRequest) {
+  request.body = withStringActions(request.body)
+}
+
+/** Before validation: a bulk item without `id` is refused saying so, not as a failed union. */
+async function requireIds(request: FastifyRequest) {
+  const refusal = itemWithoutId(request.body, 'firewall rule')
+  if (refusal !== undefined) throw refusal
+}
+
 export const firewallRuleRoutes: FastifyPluginAsyncTypebox<{
   configuration: ZoneConfiguration
 }> = async (app, { configuration }) => {
@@ -54,28 +75,31 @@ export const firewallRuleRoutes: FastifyPluginAsyncTypebox<{
   app.post(
     '/zones/:zone_id/firewall/rules',
     {
-      schema: {
-        params: ZoneParams,
-        body: Type.Union([Type.Array(FirewallRuleCreate), FirewallRuleCreate]),
-      },
+      schema: { params: ZoneParams, body: OneOrMany(FirewallRuleCreate) },
+      preValidation: readSdkActions,
     },
-    async (request) => {
-      const body = Array.isArray(request.body) ? request.body : [request.body]
-      return ok(await inZone(request.params.zone_id, (f) => f.createRules(body)))
-    },
+    async (request) =>
+      ok(await inZone(request.params.zone_id, (f) => f.createRules(itemsOf(request.body)))),
   )
 
   app.put(
     '/zones/:zone_id/firewall/rules',
-    { schema: { params: ZoneParams, body: Type.Array(FirewallRuleBulkUpdate) } },
-    async (request) => ok(await inZone(request.params.zone_id, (f) => f.updateRules(request.body))),
+    {
+      schema: { params: ZoneParams, body: OneOrMany(FirewallRuleBulkUpdate) },
+      preValidation: [requireIds, readSdkActions],
+    },
+    async (request) =>
+      ok(await inZone(request.params.zone_id, (f) => f.updateRules(itemsOf(request.body)))),
   )
 
   app.patch(
     '/zones/:zone_id/firewall/rules',
-    { schema: { params: ZoneParams, body: Type.Array(PriorityUpdate) } },
+    {
+      schema: { params: ZoneParams, body: OneOrMany(PriorityUpdate) },
+      preValidation: requireIds,
+    },
     async (request) =>
-      ok(await inZone(request.params.zone_id, (f) => f.setPriorities(request.body))),
+      ok(await inZone(request.params.zone_id, (f) => f.setPriorities(itemsOf(request.body)))),
   )
 
   app.delete(
@@ -109,7 +133,7 @@ export const firewallRuleRoutes: FastifyPluginAsyncTypebox<{
 
   app.put(
     '/zones/:zone_id/firewall/rules/:rule_id',
-    { schema: { params: RuleParams, body: FirewallRuleUpdate } },
+    { schema: { params: RuleParams, body: FirewallRuleUpdate }, preValidation: readSdkActions },
     async (request) =>
       ok(
         await inZone(request.params.zone_id, (f) =>
@@ -120,13 +144,25 @@ export const firewallRuleRoutes: FastifyPluginAsyncTypebox<{
 
   app.patch(
     '/zones/:zone_id/firewall/rules/:rule_id',
-    { schema: { params: RuleParams, body: PriorityUpdate } },
-    async (request) =>
-      ok(
-        await inZone(request.params.zone_id, (f) =>
-          f.setPriority(request.params.rule_id, request.body.priority),
-        ),
-      ),
+    { schema: { params: RuleParams, body: PriorityEdit } },
+    async (request) => {
+      const { rule_id: id } = request.params
+      const named = request.body.id
+      return ok(
+        await inZone(request.params.zone_id, (f) => {
+          f.getRule(id)
+          if (named !== undefined && named !== id) {
+            throw new ApiError(
+              400,
+              FIREWALL_ERRORS.unknownId,
+              invalidValue(named, 'id', `the path names firewall rule ${id}`),
+              { source: { pointer: '/id' } },
+            )
+          }
+          return f.setPriority(id, request.body.priority)
+        }),
+      )
+    },
   )
 
   app.delete(

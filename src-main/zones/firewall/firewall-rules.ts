@@ -186,9 +186,14 @@ export class FirewallRules {
     return rule!
   }
 
+  /**
+   * PATCH of priorities: each rule named gets the priority its item names; an item without
+   * `priority` leaves its rule as it is (answered, not written). Other fields are never changed.
+   */
   setPriorities(updates: PriorityUpdate[]): FirewallRule[] {
     const problems = new Problems()
     const at = this.options.timestamp()
+    const changed = new Set<StoredFirewallRule>()
     const rules = updates.flatMap((update, index): StoredFirewallRule[] => {
       const existing = this.store.rule(update.id)
       if (existing === undefined) {
@@ -199,13 +204,18 @@ export class FirewallRules {
         )
         return []
       }
-      return [{ ...existing, priority: update.priority ?? null, modified_on: at }]
+      if (update.priority === undefined) return [existing]
+      const rule = { ...existing, priority: update.priority, modified_on: at }
+      changed.add(rule)
+      return [rule]
     })
     problems.check()
-    this.options.describe(
-      `Priority of ${recordsNamed('firewall rule', this.ruleNames(rules))} changed`,
-    )
-    for (const rule of rules) this.store.putRule(rule)
+    if (changed.size > 0) {
+      this.options.describe(
+        `Priority of ${recordsNamed('firewall rule', this.ruleNames([...changed]))} changed`,
+      )
+    }
+    for (const rule of changed) this.store.putRule(rule)
     return rules.map((rule) => this.present(rule))
   }
 
