@@ -171,9 +171,23 @@ export const WafSettingEditBody = Type.Object({ value: Type.Enum(['on', 'off'] a
 
 // --- page rules -----------------------------------------------------------------------------
 
+/**
+ * How a page rule's target compares the request URL with its value (the OpenAPI document's enum
+ * and the SDK's `TargetParam.Constraint.operator`); `contains` when none is given.
+ */
+export const PAGE_RULE_OPERATORS = [
+  'matches',
+  'contains',
+  'equals',
+  'not_equal',
+  'not_contain',
+] as const
+export type PageRuleOperator = (typeof PAGE_RULE_OPERATORS)[number]
+export const DEFAULT_PAGE_RULE_OPERATOR: PageRuleOperator = 'contains'
+
 export interface PageRuleTarget {
   target: 'url'
-  constraint: { operator: 'matches'; value: string }
+  constraint: { operator: PageRuleOperator; value: string }
 }
 
 export interface PageRuleAction {
@@ -200,7 +214,7 @@ export const PAGE_RULE_QUOTA = { free: 3, pro: 20, business: 50, enterprise: 125
 const PageRuleTargetSchema = Type.Object({
   target: Type.Literal('url'),
   constraint: Type.Object({
-    operator: Type.Literal('matches'),
+    operator: Type.Optional(Type.Enum(PAGE_RULE_OPERATORS)),
     value: Type.String({ minLength: 1, maxLength: 2048 }),
   }),
 })

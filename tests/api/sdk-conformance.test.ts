@@ -153,3 +153,61 @@ describe('internal zones (client.zones.create)', () => {
     )
   })
 })
+
+describe('page rule target operators (client.pageRules)', () => {
+  it('creates a page rule whose target contains a path; it is stored and decides where it applies', async () => {
+    const zone = await newZone(running, { plan: 'pro', waf_product: 'previous' })
+    const created = await client.pageRules.create({
+      zone_id: zone.id,
+      targets: [{ target: 'url', constraint: { operator: 'contains', value: '/admin' } }],
+      actions: [{ id: 'disable_security' }],
+      status: 'active',
+    })
+    expect(created.targets).toEqual([
+      { target: 'url', constraint: { operator: 'contains', value: '/admin' } },
+    ])
+    const read = await client.pageRules.get(created.id, { zone_id: zone.id })
+    expect(read.targets).toEqual(created.targets)
+
+    const admin = await simulate(running, zone.id, sqli(zone.name, '/shop/admin/users'))
+    expect(admin.outcome).toBe('passed')
+    expect(admin.trace.find((n: any) => n.kind === 'page_rule')).toMatchObject({
+      rule_id: created.id,
+    })
+    const elsewhere = await simulate(running, zone.id, sqli(zone.name, '/products'))
+    expect(elsewhere.outcome).not.toBe('passed')
+    expect(elsewhere.trace.some((n: any) => n.kind === 'page_rule')).toBe(false)
+
+    // the migration's skip rule covers what the page rule covers
+    const config = await running.ok(`/zones/${zone.id}/waf_migration/config?phase_two=1`)
+    const skip = config.rules.find((rule: any) => rule.action === 'skip')
+    expect(skip.expression).toBe('http.request.full_uri wildcard "*/admin*"')
+
+    const edited = await client.pageRules.edit(created.id, {
+      zone_id: zone.id,
+      targets: [{ target: 'url', constraint: { operator: 'not_contain', value: '/admin' } }],
+    })
+    expect(edited.targets[0]?.constraint?.operator).toBe('not_contain')
+    expect((await simulate(running, zone.id, sqli(zone.name, '/products'))).outcome).toBe('passed')
+    expect((await simulate(running, zone.id, sqli(zone.name, '/admin/x'))).outcome).not.toBe(
+      'passed',
+    )
+  })
+
+  it('takes contains when no operator is given, and refuses an unknown one', async () => {
+    const zone = await newZone(running, { plan: 'pro' })
+    const created = await client.pageRules.create({
+      zone_id: zone.id,
+      targets: [{ target: 'url', constraint: { value: '/private' } as any }],
+      actions: [{ id: 'disable_security' }],
+    })
+    expect(created.targets[0]?.constraint).toEqual({ operator: 'contains', value: '/private' })
+    await expect(
+      client.pageRules.create({
+        zone_id: zone.id,
+        targets: [{ target: 'url', constraint: { operator: 'like' as 'matches', value: 'a' } }],
+        actions: [{ id: 'disable_security' }],
+      }),
+    ).rejects.toBeInstanceOf(Cloudflare.BadRequestError)
+  })
+})

@@ -6,7 +6,9 @@
 import { ApiError, badRequest, couldNotRoute } from '@shared/api/errors'
 import type { ZonePlan } from '@shared/api/zones'
 import {
+  DEFAULT_PAGE_RULE_OPERATOR,
   PAGE_RULE_QUOTA,
+  type PageRuleTarget,
   type PageRule,
   type PageRuleAction,
   type PageRuleCreate,
@@ -24,20 +26,70 @@ const invalid = (reason: string) =>
  * meaning its root. The engine runs page rules through it, and the migration writes it into skip
  * rules, so the two cannot disagree.
  */
-export function pageRuleExpression(pattern: string): string {
-  const withScheme = pattern.includes('://') ? pattern : `http*://${pattern}`
-  const afterScheme = withScheme.indexOf('://') + 3
-  const normalized = withScheme.includes('/', afterScheme) ? withScheme : `${withScheme}/`
-  return `http.request.full_uri wildcard "${normalized}"`
+export function pageRuleExpression(
+  pattern: string,
+  escape: (text: string) => string = (text) => text,
+): string {
+  const scheme = pattern.includes('://') ? '' : 'http*://'
+  const afterScheme = pattern.includes('://') ? pattern.indexOf('://') + 3 : 0
+  const normalized = pattern.includes('/', afterScheme) ? pattern : `${pattern}/`
+  return `http.request.full_uri wildcard "${scheme}${escape(normalized)}"`
 }
 
-function checkPattern(value: string): void {
+/** `value` with each `*` taken literally, as a wildcard pattern reads it (the literal's `\\*`). */
+const literalStars = (value: string) => value.replaceAll('*', '\\\\*')
+
+/**
+ * The expression that matches what a page rule's target matches. `matches` is the URL pattern
+ * (pageRuleExpression). The other operators compare the same URL, the full URL the pattern is
+ * matched against, case folded as the pattern is, with `*` a character like any other:
+ * `equals` the whole URL as `matches` forms it from the value (scheme optional, a bare host its
+ * root), `contains` the value anywhere in the full URL; `not_equal` and `not_contain` their
+ * negations. That reading is the workbench's (docs/vendor-behaviour.md#page-rules).
+ */
+export function pageRuleTargetExpression(target: PageRuleTarget): string {
+  const { operator, value } = target.constraint
+  switch (operator) {
+    case 'matches':
+      return pageRuleExpression(value)
+    case 'equals':
+      return pageRuleExpression(value, literalStars)
+    case 'not_equal':
+      return `not ${pageRuleExpression(value, literalStars)}`
+    case 'contains':
+      return `http.request.full_uri wildcard "*${literalStars(value)}*"`
+    case 'not_contain':
+      return `not http.request.full_uri wildcard "*${literalStars(value)}*"`
+  }
+}
+
+/** How a page rule's target reads in notes and traces: its value, its operator unless `matches`. */
+export function describeTarget(target: PageRuleTarget): string {
+  const { operator, value } = target.constraint
+  return operator === 'matches' ? value : `${operator} ${value}`
+}
+
+function checkPattern(target: PageRuleTarget): void {
+  const { operator, value } = target.constraint
   if (/[\s"\\]/.test(value)) {
     throw invalid(`the URL pattern ${JSON.stringify(value)} may not contain spaces, quotes or \\`)
   }
+  // `contains` and `not_contain` take any part of a URL (`/admin`); the others a whole one.
+  if (operator === 'contains' || operator === 'not_contain') return
   if (!/^(\*|[a-z*]+:\/\/)?[^/]*[a-z0-9*][^/]*(\/.*)?$/i.test(value)) {
     throw invalid(`${JSON.stringify(value)} is not a URL pattern (e.g. *example.com/images/*)`)
   }
+}
+
+/** Targets as stored and answered: the operator given, or the vendor's default (`contains`). */
+function withOperators(targets: PageRuleCreate['targets']): PageRuleTarget[] {
+  return targets.map(({ target, constraint }) => ({
+    target,
+    constraint: {
+      operator: constraint.operator ?? DEFAULT_PAGE_RULE_OPERATOR,
+      value: constraint.value,
+    },
+  }))
 }
 
 function checkActions(actions: PageRuleAction[]): void {
@@ -111,14 +163,14 @@ export class PageRules {
     const at = this.options.timestamp()
     const rule: PageRule = {
       id: this.options.newId(),
-      targets: body.targets,
+      targets: withOperators(body.targets),
       actions: body.actions,
       priority: body.priority ?? 1,
       status: body.status ?? 'disabled',
       created_on: at,
       modified_on: at,
     }
-    this.save(rule, `Page rule ${rule.targets[0]!.constraint.value} created`)
+    this.save(rule, `Page rule ${describeTarget(rule.targets[0]!)} created`)
     return rule
   }
 
@@ -130,25 +182,25 @@ export class PageRules {
     const current = this.get(id)
     const rule: PageRule = {
       ...current,
-      targets: body.targets ?? current.targets,
+      targets: body.targets === undefined ? current.targets : withOperators(body.targets),
       actions: body.actions ?? current.actions,
       priority: body.priority ?? current.priority,
       status: body.status ?? current.status,
       modified_on: this.options.timestamp(),
     }
-    this.save(rule, `Page rule ${rule.targets[0]!.constraint.value} changed`)
+    this.save(rule, `Page rule ${describeTarget(rule.targets[0]!)} changed`)
     return rule
   }
 
   delete(id: string): { id: string } {
     const rule = this.get(id)
-    this.options.describe(`Page rule ${rule.targets[0]!.constraint.value} deleted`)
+    this.options.describe(`Page rule ${describeTarget(rule.targets[0]!)} deleted`)
     this.options.store.delete(id)
     return { id }
   }
 
   private save(rule: PageRule, note: string): void {
-    checkPattern(rule.targets[0]!.constraint.value)
+    checkPattern(rule.targets[0]!)
     checkActions(rule.actions)
     this.options.describe(note)
     this.options.store.put(rule)

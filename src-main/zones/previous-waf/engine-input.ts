@@ -2,7 +2,13 @@
 // settings give them, its page rules and URI-based overrides as expressions.
 
 import type { EnginePreviousWaf } from '../../engine'
-import { inPrecedence, pageRuleExpression, wafEffect } from '../page-rules/page-rules'
+import {
+  describeTarget,
+  inPrecedence,
+  pageRuleExpression,
+  pageRuleTargetExpression,
+  wafEffect,
+} from '../page-rules/page-rules'
 import type { LegacyCatalog } from './catalog'
 import type { MigrationSnapshot } from './migration'
 
@@ -17,12 +23,12 @@ export function enginePreviousWaf(
   return {
     enabled: settings.waf === 'on',
     pageRules: inPrecedence(snapshot.pageRules).map((rule) => {
-      const pattern = rule.targets[0]!.constraint.value
+      const target = rule.targets[0]!
       const effect = wafEffect(rule)
       return {
         id: rule.id,
-        pattern,
-        expression: pageRuleExpression(pattern),
+        pattern: describeTarget(target),
+        expression: pageRuleTargetExpression(target),
         ...(effect === undefined ? {} : { effect }),
       }
     }),

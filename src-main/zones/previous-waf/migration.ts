@@ -33,7 +33,12 @@ import type {
   WafOverride,
 } from '@shared/api/waf'
 import { orderFirewallRules, type EngineFirewallRule } from '../../engine'
-import { inPrecedence, pageRuleExpression, wafEffect } from '../page-rules/page-rules'
+import {
+  describeTarget,
+  inPrecedence,
+  pageRuleTargetExpression,
+  wafEffect,
+} from '../page-rules/page-rules'
 import type { ZoneObject, ZoneRecord } from '../zone-object'
 import { allowedModes, type LegacyCatalog } from './catalog'
 import type { PreviousWafSettings } from './store'
@@ -190,8 +195,8 @@ function bypassRules(snapshot: MigrationSnapshot): EngineFirewallRule[] {
 
 /** `rule`'s URL pattern, where no page rule of higher precedence matches. */
 function pageRuleScope(rule: PageRule, higher: readonly PageRule[]): string {
-  const own = pageRuleExpression(rule.targets[0]!.constraint.value)
-  const excluded = higher.map((h) => `not ${pageRuleExpression(h.targets[0]!.constraint.value)}`)
+  const own = pageRuleTargetExpression(rule.targets[0]!)
+  const excluded = higher.map((h) => `not (${pageRuleTargetExpression(h.targets[0]!)})`)
   return [own, ...excluded].join(' and ')
 }
 
@@ -231,7 +236,7 @@ export function migrationConfig(snapshot: MigrationSnapshot): MigrationConfig {
   const wafOn: string[] = []
   pageRules.forEach((rule, index) => {
     const effect = wafEffect(rule)
-    const pattern = rule.targets[0]!.constraint.value
+    const pattern = describeTarget(rule.targets[0]!)
     const scope = pageRuleScope(rule, pageRules.slice(0, index))
     if (effect === 'waf_on') wafOn.push(`(${scope})`)
     if (effect !== 'disable_security' && effect !== 'waf_off') return
@@ -279,7 +284,7 @@ export function carriedOver(snapshot: MigrationSnapshot): string[] {
   )
   for (const rule of inPrecedence(snapshot.pageRules)) {
     const effect = wafEffect(rule)
-    const pattern = rule.targets[0]!.constraint.value
+    const pattern = describeTarget(rule.targets[0]!)
     if (effect === 'disable_security' || effect === 'waf_off')
       lines.push(
         `Page rule ${pattern} (${effect === 'disable_security' ? 'Disable Security' : 'WAF off'}) → a skip rule`,
