@@ -4,6 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import Cloudflare from 'cloudflare'
 import { expect } from 'vitest'
 import type { ApiMessage } from '@shared/api/envelope'
 import { API_ERRORS } from '@shared/api/error-codes'
@@ -69,6 +70,18 @@ export async function newZone(
   zone: { name?: string; plan?: string; waf_product?: string } = {},
 ): Promise<any> {
   return on.ok('/zones', post({ name: `zone-${++zonesMade}.example`, ...zone }))
+}
+
+/**
+ * The official `cloudflare` SDK pointed at a running service, with its API token or, for `key`,
+ * the global key; no retries, so a refusal reaches the test as it was answered.
+ */
+export function sdkClient(on: Running, credentials: 'token' | 'key' = 'token'): Cloudflare {
+  const auth =
+    credentials === 'token'
+      ? { apiToken: CREDENTIALS.apiToken }
+      : { apiEmail: CREDENTIALS.email, apiKey: CREDENTIALS.apiKey }
+  return new Cloudflare({ ...auth, baseURL: on.api, maxRetries: 0 })
 }
 
 /** What a test may change in the service it starts (passed on to createService). */

@@ -5,7 +5,7 @@
 import Cloudflare from 'cloudflare'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ACCOUNT } from '../../src-main/zones/registry'
-import { CREDENTIALS, notRouted, refusal, startService, type Running } from './harness'
+import { notRouted, refusal, startService, type Running, sdkClient } from './harness'
 
 /** The account as the API must show it: nothing more (no invented `created_on`), nothing less. */
 const THE_ACCOUNT = {
@@ -22,13 +22,8 @@ let client: Cloudflare
 let keyClient: Cloudflare
 beforeAll(async () => {
   running = await startService()
-  client = new Cloudflare({ apiToken: CREDENTIALS.apiToken, baseURL: running.api, maxRetries: 0 })
-  keyClient = new Cloudflare({
-    apiEmail: CREDENTIALS.email,
-    apiKey: CREDENTIALS.apiKey,
-    baseURL: running.api,
-    maxRetries: 0,
-  })
+  client = sdkClient(running)
+  keyClient = sdkClient(running, 'key')
 })
 afterAll(() => running.stop())
 

@@ -4,20 +4,13 @@
 
 import Cloudflare from 'cloudflare'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  CREDENTIALS,
-  newZone,
-  removeDataDir,
-  simulate,
-  startService,
-  type Running,
-} from './harness'
+import { newZone, removeDataDir, simulate, startService, type Running, sdkClient } from './harness'
 
 let running: Running
 let client: Cloudflare
 beforeAll(async () => {
   running = await startService()
-  client = new Cloudflare({ apiToken: CREDENTIALS.apiToken, baseURL: running.api, maxRetries: 0 })
+  client = sdkClient(running)
 })
 afterAll(async () => {
   await running.stop()

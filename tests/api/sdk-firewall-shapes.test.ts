@@ -5,13 +5,13 @@
 
 import Cloudflare from 'cloudflare'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CREDENTIALS, newZone, type Running, startService } from './harness'
+import { newZone, type Running, startService, sdkClient } from './harness'
 
 let running: Running
 let client: Cloudflare
 beforeAll(async () => {
   running = await startService()
-  client = new Cloudflare({ apiToken: CREDENTIALS.apiToken, baseURL: running.api, maxRetries: 0 })
+  client = sdkClient(running)
 })
 afterAll(() => running.stop())
 

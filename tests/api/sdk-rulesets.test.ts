@@ -4,7 +4,7 @@
 
 import Cloudflare from 'cloudflare'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CREDENTIALS, newZone, type Running, startService } from './harness'
+import { newZone, type Running, startService, sdkClient } from './harness'
 
 const PHASE = 'http_request_firewall_managed'
 const GENERAL = 'efb7b8c949ac4650a09736fc376e9aee'
@@ -15,7 +15,7 @@ let running: Running
 let client: Cloudflare
 beforeAll(async () => {
   running = await startService()
-  client = new Cloudflare({ apiToken: CREDENTIALS.apiToken, baseURL: running.api, maxRetries: 0 })
+  client = sdkClient(running)
 })
 afterAll(() => running.stop())
 

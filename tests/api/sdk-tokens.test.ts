@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto'
 import Cloudflare from 'cloudflare'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CREDENTIALS, post, refusal, startService, type Running } from './harness'
+import { CREDENTIALS, post, refusal, startService, type Running, sdkClient } from './harness'
 
 /** The token's id as the workbench derives it (src-main/api/auth.ts, tokenId). */
 const idOf = (token: string) =>
@@ -23,13 +23,8 @@ let client: Cloudflare
 let keyClient: Cloudflare
 beforeAll(async () => {
   running = await startService()
-  client = new Cloudflare({ apiToken: CREDENTIALS.apiToken, baseURL: running.api, maxRetries: 0 })
-  keyClient = new Cloudflare({
-    apiEmail: CREDENTIALS.email,
-    apiKey: CREDENTIALS.apiKey,
-    baseURL: running.api,
-    maxRetries: 0,
-  })
+  client = sdkClient(running)
+  keyClient = sdkClient(running, 'key')
 })
 afterAll(() => running.stop())
 

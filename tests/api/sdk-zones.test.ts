@@ -2,13 +2,13 @@
 
 import Cloudflare from 'cloudflare'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CREDENTIALS, startService, type Running } from './harness'
+import { startService, type Running, sdkClient } from './harness'
 
 let running: Running
 let client: Cloudflare
 beforeAll(async () => {
   running = await startService()
-  client = new Cloudflare({ apiToken: CREDENTIALS.apiToken, baseURL: running.api, maxRetries: 0 })
+  client = sdkClient(running)
 })
 afterAll(() => running.stop())
 
@@ -53,13 +53,7 @@ describe('official SDK against the loopback API', () => {
   })
 
   it('authenticates with the global key form as well', async () => {
-    const keyClient = new Cloudflare({
-      apiEmail: CREDENTIALS.email,
-      apiKey: CREDENTIALS.apiKey,
-      baseURL: running.api,
-      maxRetries: 0,
-    })
-    const page = await keyClient.zones.list()
+    const page = await sdkClient(running, 'key').zones.list()
     expect(Array.isArray(page.result)).toBe(true)
   })
 
