@@ -6,7 +6,7 @@
 // in backticks, carets under the bad token).
 
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import {
   FilterBulkUpdate,
@@ -15,7 +15,7 @@ import {
   FilterUpdate,
   idsToDelete,
   itemsOf,
-  itemWithoutId,
+  requireItemIds,
   OneOrMany,
 } from '@shared/api/firewall'
 import { compile, ExpressionError, formatValidateExprError } from '@shared/expression'
@@ -42,11 +42,7 @@ function validateExpression(expression: string, reply: FastifyReply) {
   }
 }
 
-/** Before validation: a bulk item without `id` is refused saying so, not as a failed union. */
-async function requireIds(request: FastifyRequest) {
-  const refusal = itemWithoutId(request.body, 'filter')
-  if (refusal !== undefined) throw refusal
-}
+const requireIds = requireItemIds('filter')
 
 const ZoneParams = Type.Object({ zone_id: Type.String() })
 const FilterParams = Type.Object({ zone_id: Type.String(), filter_id: Type.String() })

@@ -15,7 +15,7 @@ import {
   FirewallRuleUpdate,
   idsToDelete,
   itemsOf,
-  itemWithoutId,
+  requireItemIds,
   OneOrMany,
   PriorityEdit,
   PriorityUpdate,
@@ -51,11 +51,7 @@ async function readSdkActions(request: FastifyRequest) {
   request.body = withStringActions(request.body)
 }
 
-/** Before validation: a bulk item without `id` is refused saying so, not as a failed union. */
-async function requireIds(request: FastifyRequest) {
-  const refusal = itemWithoutId(request.body, 'firewall rule')
-  if (refusal !== undefined) throw refusal
-}
+const requireIds = requireItemIds('firewall rule')
 
 export const firewallRuleRoutes: FastifyPluginAsyncTypebox<{
   configuration: ZoneConfiguration
