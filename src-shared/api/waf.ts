@@ -190,6 +190,16 @@ export interface PageRuleTarget {
   constraint: { operator: PageRuleOperator; value: string }
 }
 
+/**
+ * How a page rule's target reads in notes, traces and on screen: its value, its operator unless
+ * `matches` (e.g. `*example.com/admin/*`, `contains /admin`). A value has no spaces (the API
+ * refuses them), so the operator cannot be mistaken for part of it.
+ */
+export function describeTarget(target: PageRuleTarget): string {
+  const { operator, value } = target.constraint
+  return operator === 'matches' ? value : `${operator} ${value}`
+}
+
 export interface PageRuleAction {
   id: string
   value?: unknown

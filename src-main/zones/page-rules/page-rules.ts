@@ -8,6 +8,7 @@ import type { ZonePlan } from '@shared/api/zones'
 import {
   DEFAULT_PAGE_RULE_OPERATOR,
   PAGE_RULE_QUOTA,
+  describeTarget,
   type PageRuleTarget,
   type PageRule,
   type PageRuleAction,
@@ -61,12 +62,6 @@ export function pageRuleTargetExpression(target: PageRuleTarget): string {
     case 'not_contain':
       return `not http.request.full_uri wildcard "*${literalStars(value)}*"`
   }
-}
-
-/** How a page rule's target reads in notes and traces: its value, its operator unless `matches`. */
-export function describeTarget(target: PageRuleTarget): string {
-  const { operator, value } = target.constraint
-  return operator === 'matches' ? value : `${operator} ${value}`
 }
 
 function checkPattern(target: PageRuleTarget): void {

@@ -1,9 +1,9 @@
 // The previous product as the engine runs it: the catalog's rules with the modes the zone's
 // settings give them, its page rules and URI-based overrides as expressions.
 
+import { describeTarget } from '@shared/api/waf'
 import type { EnginePreviousWaf } from '../../engine'
 import {
-  describeTarget,
   inPrecedence,
   pageRuleExpression,
   pageRuleTargetExpression,

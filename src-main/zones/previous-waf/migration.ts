@@ -22,23 +22,19 @@ import {
   type Overrides,
   type RuleBody,
 } from '@shared/api/rulesets'
-import type {
-  MigrationCheck,
-  MigrationConfig,
-  MigrationState,
-  MigrationStatus,
-  NotMigrated,
-  PageRule,
-  SensitivityMapping,
-  WafOverride,
-} from '@shared/api/waf'
-import { orderFirewallRules, type EngineFirewallRule } from '../../engine'
 import {
   describeTarget,
-  inPrecedence,
-  pageRuleTargetExpression,
-  wafEffect,
-} from '../page-rules/page-rules'
+  type MigrationCheck,
+  type MigrationConfig,
+  type MigrationState,
+  type MigrationStatus,
+  type NotMigrated,
+  type PageRule,
+  type SensitivityMapping,
+  type WafOverride,
+} from '@shared/api/waf'
+import { orderFirewallRules, type EngineFirewallRule } from '../../engine'
+import { inPrecedence, pageRuleTargetExpression, wafEffect } from '../page-rules/page-rules'
 import type { ZoneObject, ZoneRecord } from '../zone-object'
 import { allowedModes, type LegacyCatalog } from './catalog'
 import type { PreviousWafSettings } from './store'

@@ -1,8 +1,9 @@
 // A page rule target's operators as the engine and the migration read them
-// (docs/vendor-behaviour.md#page-rules): `matches` the URL pattern, the others the same full URL.
+// (docs/vendor-behaviour.md#page-rules): `matches` the URL pattern, the others the same full URL;
+// and how a target reads in notes, traces and the Migration screen (describeTarget).
 import { describe, expect, it } from 'vitest'
 import { compile, requestContext } from '@shared/expression'
-import type { PageRuleOperator } from '@shared/api/waf'
+import { describeTarget, PAGE_RULE_OPERATORS, type PageRuleOperator } from '@shared/api/waf'
 import { pageRuleTargetExpression } from '../../../src-main/zones/page-rules/page-rules'
 
 const matches = (operator: PageRuleOperator, value: string, url: string) =>
@@ -40,5 +41,18 @@ describe('page rule target operators', () => {
     expect(matches('not_equal', 'shop.example.com/admin', 'https://shop.example.com/admin')).toBe(
       false,
     )
+  })
+
+  it('describeTarget: the value alone for matches, the operator before it otherwise', () => {
+    const target = (operator: PageRuleOperator, value: string) =>
+      describeTarget({ target: 'url', constraint: { operator, value } })
+    expect(target('matches', '*example.com/admin/*')).toBe('*example.com/admin/*')
+    expect(target('contains', '/admin')).toBe('contains /admin')
+    expect(target('equals', 'example.com/admin')).toBe('equals example.com/admin')
+    expect(target('not_equal', 'example.com/admin')).toBe('not_equal example.com/admin')
+    expect(target('not_contain', '/admin')).toBe('not_contain /admin')
+    // each operator reads differently, so two rules on one value never read alike
+    const read = PAGE_RULE_OPERATORS.map((operator) => target(operator, '/admin'))
+    expect(new Set(read).size).toBe(PAGE_RULE_OPERATORS.length)
   })
 })
