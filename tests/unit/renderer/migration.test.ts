@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest'
 import type { TraceNode } from '@shared/api/simulate'
-import type { ComparedRequest, MigrationComparison } from '@shared/api/waf'
+import type { ComparedRequest, MigrationComparison, PageRuleOperator } from '@shared/api/waf'
 import {
   diffLines,
   diffStats,
@@ -13,8 +13,10 @@ import {
 import { ComparisonTally } from '@shared/replay/comparison-tally'
 import {
   deployPath,
+  PAGE_RULE_VALUE_HELP,
   pageRuleActionLabel,
   pageRuleBody,
+  requestsTargeted,
   secondsUntil,
   switchProgress,
 } from '../../../src-renderer/src/features/migration/migration-view'
@@ -159,6 +161,24 @@ describe('page rules and the switch-over', () => {
     expect(pageRuleBody('x.test/*', 'disable_security').actions).toEqual([
       { id: 'disable_security' },
     ])
+  })
+
+  it('creates a page rule with the chosen operator, and says what its value is and takes', () => {
+    expect(pageRuleBody(' /admin ', 'disable_security', 'contains').targets).toEqual([
+      { target: 'url', constraint: { operator: 'contains', value: '/admin' } },
+    ])
+    expect(PAGE_RULE_VALUE_HELP.matches.hint).toMatch(/URL pattern.*\* stands for any/)
+    for (const operator of ['contains', 'equals', 'not_equal', 'not_contain'] as const) {
+      expect(PAGE_RULE_VALUE_HELP[operator].hint).toContain('* is a plain character')
+    }
+    expect(PAGE_RULE_VALUE_HELP.contains.example).toBe('/admin')
+    const target = (operator: PageRuleOperator, value: string) =>
+      requestsTargeted({ target: 'url', constraint: { operator, value } })
+    expect(target('matches', '*example.com/*')).toBe('Requests matching *example.com/*')
+    expect(target('contains', '/admin')).toBe('Requests whose URL contains /admin')
+    expect(target('equals', 'example.com/')).toBe('Requests whose URL is example.com/')
+    expect(target('not_equal', 'example.com/')).toBe('Requests whose URL is not example.com/')
+    expect(target('not_contain', '/admin')).toBe('Requests whose URL does not contain /admin')
   })
 
   it('names page-rule actions as the dashboard does, others by id and value', () => {

@@ -1,11 +1,13 @@
 // How the Migration screen names the previous product's settings and the migration's states, the
-// page-rule actions it offers, and the switch-over countdown it shows.
+// page-rule actions and target operators it offers, and the switch-over countdown it shows.
 
 import type {
   MigrationState,
   NotMigrated,
   PageRuleAction,
   PageRuleCreate,
+  PageRuleOperator,
+  PageRuleTarget,
   ProductStatus,
   WafActionMode,
   WafOverrideAction,
@@ -83,14 +85,60 @@ export const PAGE_RULE_CHOICES = [
 ] as const satisfies readonly { key: string; label: string; action: PageRuleAction }[]
 export type PageRuleChoice = (typeof PAGE_RULE_CHOICES)[number]['key']
 
-/** The body that creates an active page rule with one of those actions. */
-export function pageRuleBody(urlPattern: string, choice: PageRuleChoice): PageRuleCreate {
+/**
+ * What the value of a page rule's target is under each operator, as the form explains it: the API
+ * takes a URL for `matches`, `equals` and `not_equal` and any part of one for `contains` and
+ * `not_contain`, never with spaces, quotes or `\`; only `matches` reads `*` as a wildcard
+ * (docs/vendor-behaviour.md#page-rules).
+ */
+export const PAGE_RULE_VALUE_HELP: Record<PageRuleOperator, { hint: string; example: string }> = {
+  matches: {
+    hint: 'A URL pattern (scheme optional); * stands for any run of characters.',
+    example: '*example.com/admin/*',
+  },
+  contains: {
+    hint: 'Any part of the URL, such as a path; * is a plain character.',
+    example: '/admin',
+  },
+  equals: {
+    hint: 'The whole URL (scheme optional); * is a plain character.',
+    example: 'example.com/admin',
+  },
+  not_equal: {
+    hint: 'The rule applies to every URL but this one (scheme optional); * is a plain character.',
+    example: 'example.com/admin',
+  },
+  not_contain: {
+    hint: 'The rule applies to every URL without this part (e.g. a path); * is a plain character.',
+    example: '/admin',
+  },
+}
+
+/** The body that creates an active page rule with one of those actions; `matches` unless told. */
+export function pageRuleBody(
+  value: string,
+  choice: PageRuleChoice,
+  operator: PageRuleOperator = 'matches',
+): PageRuleCreate {
   const { action } = PAGE_RULE_CHOICES.find((candidate) => candidate.key === choice)!
   return {
-    targets: [{ target: 'url', constraint: { operator: 'matches', value: urlPattern.trim() } }],
+    targets: [{ target: 'url', constraint: { operator, value: value.trim() } }],
     actions: [{ ...action }],
     status: 'active',
   }
+}
+
+/** The requests a page rule's target takes, as a sentence begins ("Requests whose URL is …"). */
+export function requestsTargeted(target: PageRuleTarget): string {
+  const { operator, value } = target.constraint
+  const phrases: Record<PageRuleOperator, string> = {
+    matches: 'matching',
+    contains: 'whose URL contains',
+    equals: 'whose URL is',
+    not_equal: 'whose URL is not',
+    not_contain: 'whose URL does not contain',
+  }
+  return `Requests ${phrases[operator]} ${value}`
 }
 
 /** A page-rule action as the vendor's dashboard words it; other actions by id and value. */
