@@ -2,6 +2,7 @@
 // with now shows the configuration's diff, a restore names the point it went back to, and a point
 // from before a migration that cannot be undone is not offered for restore, with the reason.
 
+import AxeBuilder from '@axe-core/playwright'
 import { expect, test } from './fixtures'
 
 const OWASP = '4814384a9e5d4991b9815dcfc25d2f1f'
@@ -67,6 +68,19 @@ test('history says what changed, compares a point with now, and offers only rest
   await expect(diff).toContainText('added: "name": "worded.example"')
   await expect(diff).toContainText(OWASP)
   await page.screenshot({ path: 'test-results/e2e/history-words-diff.png', fullPage: true })
+  // The diff scrolls within its box: a keyboard reaches it and scrolls it, and axe finds nothing.
+  await page.setViewportSize({ width: 1024, height: 700 })
+  expect(await diff.evaluate((pre) => pre.scrollHeight > pre.clientHeight)).toBe(true)
+  await comparison.getByRole('button', { name: 'Close comparison' }).focus()
+  await page.keyboard.press('Tab')
+  await expect(diff).toBeFocused()
+  await page.keyboard.press('End')
+  await expect.poll(() => diff.evaluate((pre) => pre.scrollTop)).toBeGreaterThan(0)
+  const axe = await new AxeBuilder({ page })
+    .include('section.comparison')
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
+    .analyze()
+  expect(axe.violations).toEqual([])
   await comparison.getByRole('button', { name: 'Close comparison' }).click()
   await expect(comparison).toHaveCount(0)
   await expect(points.nth(3).getByRole('button', { name: 'Compare with now' })).toBeFocused()
