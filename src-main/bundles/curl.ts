@@ -12,6 +12,7 @@ import type {
   BundleRuleset,
   ZoneBundle,
 } from '@shared/api/bundle'
+import { describeTarget, withOperators } from '@shared/api/waf'
 
 const DEFAULT_BASE_URL = 'https://api.cloudflare.com/client/v4'
 
@@ -329,7 +330,7 @@ class ScriptWriter {
     }
     for (const { id, targets, actions, priority, status } of pageRules) {
       this.upsert({
-        label: `Page rule ${targets.map((target) => target.constraint.value).join(' ')}`,
+        label: `Page rule ${withOperators(targets).map(describeTarget).join(' ')}`,
         list: 'PAGE_RULES',
         keys: word(JSON.stringify({ id, targets })),
         body: `jq -c . ${document({ targets, actions, priority, status })}`,

@@ -11,6 +11,7 @@
 import type {
   BundleFilter,
   BundleFirewallRule,
+  BundlePageRule,
   BundleRule,
   BundleRuleset,
   ZoneBundle,
@@ -28,6 +29,7 @@ import {
   type HclValue,
 } from './hcl'
 import { BUNDLE_ERRORS } from '@shared/api/error-codes'
+import { describeTarget, withOperators } from '@shared/api/waf'
 
 export const TERRAFORM_PROVIDERS = ['v5', 'v4', 'v3'] as const
 export type TerraformProvider = (typeof TERRAFORM_PROVIDERS)[number]
@@ -327,9 +329,33 @@ class TerraformWriter {
     ]).map(([key, value]) => attribute(key, value))
   }
 
-  /** Page rules: the API's list of actions is the provider's object of them, by id. */
+  /**
+   * Page rules: the API's list of actions is the provider's object of them, by id. The provider's
+   * `target` is a URL pattern, which it sends with the operator `matches`: a rule whose target
+   * has another operator cannot be written without changing what it selects, so it is left out
+   * (Terraform then leaves it as it is in the zone) and a comment names it.
+   */
   private pageRules(): void {
-    for (const rule of this.bundle.page_rules) {
+    const writable = (rule: BundlePageRule) =>
+      withOperators(rule.targets).every((target) => target.constraint.operator === 'matches')
+    const unwritable = this.bundle.page_rules.filter((rule) => !writable(rule))
+    if (unwritable.length > 0) {
+      this.items.push(
+        comment(
+          [
+            "Left out: page rules whose target the provider's cloudflare_page_rule cannot hold. Its",
+            'target is a URL pattern, sent with the operator matches, and these use another one',
+            '(https://registry.terraform.io/providers/cloudflare/cloudflare/latest/docs/resources/page_rule).',
+            'Terraform leaves them as they are in the zone; change them through the API.',
+            ...unwritable.map(
+              (rule) =>
+                `- ${rule.id}: ${withOperators(rule.targets).map(describeTarget).join(', ')} (priority ${rule.priority})`,
+            ),
+          ].join('\n'),
+        ),
+      )
+    }
+    for (const rule of this.bundle.page_rules.filter(writable)) {
       const [target] = rule.targets
       const actions = Object.fromEntries(
         rule.actions.map(({ id, value }) => [id, (value ?? true) as HclValue]),

@@ -244,6 +244,17 @@ const PageRuleFields = {
 export const PageRuleCreateBody = Type.Object(PageRuleFields)
 export type PageRuleCreate = Static<typeof PageRuleCreateBody>
 
+/** Targets as stored and answered: the operator given, or the vendor's default (`contains`). */
+export function withOperators(targets: PageRuleCreate['targets']): PageRuleTarget[] {
+  return targets.map(({ target, constraint }) => ({
+    target,
+    constraint: {
+      operator: constraint.operator ?? DEFAULT_PAGE_RULE_OPERATOR,
+      value: constraint.value,
+    },
+  }))
+}
+
 export const PageRuleEditBody = Type.Object(
   {
     targets: Type.Optional(PageRuleFields.targets),

@@ -265,6 +265,29 @@ describe('export as Terraform', () => {
     }
   })
 
+  it("leaves out a page rule whose operator the provider's URL pattern cannot hold, and names it", async () => {
+    const zone = (await source.ok('/zones', post({ name: 'operators.example', plan: 'pro' }))).id
+    const pageRule = (operator: string, value: string, priority: number) =>
+      source.ok(
+        `/zones/${zone}/pagerules`,
+        post({
+          targets: [{ target: 'url', constraint: { operator, value } }],
+          actions: [{ id: 'disable_security' }],
+          priority,
+        }),
+      )
+    await pageRule('matches', 'operators.example/static/*', 1)
+    const contains = await pageRule('contains', '/admin', 2)
+    for (const provider of ['v5', 'v4']) {
+      const { hcl, text } = await parsedTerraform(zone, provider)
+      // Written as `target = "/admin"`, the rule would select only URLs matching that pattern.
+      expect(Object.values(resources(hcl, 'cloudflare_page_rule')), provider).toMatchObject([
+        { target: 'operators.example/static/*' },
+      ])
+      expect(text).toContain(`# - ${contains.id}: contains /admin (priority 2)`)
+    }
+  })
+
   it('refuses a provider the zone cannot have, or does not exist, in the envelope', async () => {
     for (const [zone, provider] of [
       [zones.managed!, 'v3'],

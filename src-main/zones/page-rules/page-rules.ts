@@ -6,9 +6,9 @@
 import { ApiError, badRequest, couldNotRoute } from '@shared/api/errors'
 import type { ZonePlan } from '@shared/api/zones'
 import {
-  DEFAULT_PAGE_RULE_OPERATOR,
   PAGE_RULE_QUOTA,
   describeTarget,
+  withOperators,
   type PageRuleTarget,
   type PageRule,
   type PageRuleAction,
@@ -74,17 +74,6 @@ function checkPattern(target: PageRuleTarget): void {
   if (!/^(\*|[a-z*]+:\/\/)?[^/]*[a-z0-9*][^/]*(\/.*)?$/i.test(value)) {
     throw invalid(`${JSON.stringify(value)} is not a URL pattern (e.g. *example.com/images/*)`)
   }
-}
-
-/** Targets as stored and answered: the operator given, or the vendor's default (`contains`). */
-function withOperators(targets: PageRuleCreate['targets']): PageRuleTarget[] {
-  return targets.map(({ target, constraint }) => ({
-    target,
-    constraint: {
-      operator: constraint.operator ?? DEFAULT_PAGE_RULE_OPERATOR,
-      value: constraint.value,
-    },
-  }))
 }
 
 function checkActions(actions: PageRuleAction[]): void {
