@@ -63,6 +63,13 @@ test('deploy OWASP at PL2 by keyboard, simulate a SQL injection, read the CRS st
   await expect(level2).toBeFocused()
   await expect(level2).toBeChecked()
   await expect(inForce).toHaveText('In force: PL2, threshold 40')
+  // Each level's name begins with the words it shows (WCAG 2.5.3): "PL2" names the second.
+  for (const level of [1, 2, 3, 4]) {
+    await expect(
+      editor.getByRole('radio', { name: `Paranoia level ${level}` }),
+    ).toHaveAccessibleName(`PL${level}, paranoia level ${level}`)
+    await expect(editor.getByRole('radio', { name: `PL${level}` })).toHaveCount(1)
+  }
   await expect(page.getByText('Unsaved changes')).toBeVisible()
   // One tab stop: the next Tab leaves the group for the threshold.
   await page.keyboard.press('Tab')
