@@ -3,6 +3,7 @@
 // and what they answer, read by the engine that produces it and the renderer that shows it.
 
 import { Type, type Static } from 'typebox'
+import { parseIp } from '../expression/values/ip'
 import type { OverrideSource } from '../rulesets/overrides'
 import type { ApiMessage } from './envelope'
 import type { MigrationComparison } from './waf'
@@ -39,6 +40,25 @@ export const SimulatedRequest = Type.Object(
   { additionalProperties: true },
 )
 export type SimulatedRequest = Static<typeof SimulatedRequest>
+
+/**
+ * Why a request to simulate would not be read as its author meant it, or undefined. A URL that is
+ * neither absolute nor a path (`shop.example.com/admin`) would be read as a path, on no host; a
+ * client IP that is not an address in its usual form would leave `ip.src` unset, or (`1.2.3`, read
+ * leniently as 1.2.0.3 from logs) set it to another address. Either gives a verdict on another
+ * request than the one described, so the simulate route refuses it; replay reads log lines as
+ * they come (docs/vendor-behaviour.md#deriving-fields-from-a-request).
+ */
+export function simulatedRequestProblem(request: SimulatedRequest): string | undefined {
+  const { url, ip } = request
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(url) && !url.startsWith('/') && url !== '*') {
+    return `body/url must be an absolute URL (https://host/path) or a path starting with /, not ${JSON.stringify(url)}`
+  }
+  if (ip !== undefined && parseIp(ip.trim()) === undefined) {
+    return `body/ip must be an IPv4 or IPv6 address, not ${JSON.stringify(ip)}`
+  }
+  return undefined
+}
 
 export const OUTCOMES = ['blocked', 'challenged', 'passed'] as const
 export type Outcome = (typeof OUTCOMES)[number]

@@ -181,6 +181,33 @@ describe('POST simulate', () => {
     expect(unknown.status).toBe(404)
     expect(unknown.body.errors[0].code).toBe(7003)
   })
+
+  it('refuses a URL without scheme or path, and a client IP that is no address, recording nothing', async () => {
+    const zone = await zoneExecuting(running, [GENERAL])
+    const simulateBody = (json: Record<string, unknown>) =>
+      running.call(workbench(zone, 'simulate'), {
+        method: 'POST',
+        json: { method: 'GET', ...json },
+      })
+    for (const [json, message] of [
+      [{ url: 'shop.example.com/admin' }, 'body/url must be an absolute URL'],
+      [{ url: '?q=1', headers: { host: 'shop.example.com' } }, 'or a path starting with /'],
+      [{ url: 'https://shop.example.com/', ip: 'banana' }, 'body/ip must be an IPv4 or IPv6'],
+      [{ url: 'https://shop.example.com/', ip: '1.2.3' }, 'not "1.2.3"'],
+    ] as const) {
+      const refused = await simulateBody(json)
+      expect(refused.status, JSON.stringify(json)).toBe(400)
+      expect(refused.body.errors[0]).toMatchObject({ code: 1001 })
+      expect(refused.body.errors[0].message).toContain(message)
+    }
+    const events = await running.call(workbench(zone, 'events'))
+    expect(events.body.result).toEqual([])
+    // A path with its Host header, and an IPv6 client, are requests as meant.
+    const path = await simulateBody({ url: '/admin', headers: { host: 'shop.example.com' } })
+    expect(path.status).toBe(200)
+    const ipv6 = await simulateBody({ url: 'https://shop.example.com/', ip: '2001:db8::7' })
+    expect(ipv6.status).toBe(200)
+  })
 })
 
 describe('replay and events', () => {

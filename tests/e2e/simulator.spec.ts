@@ -51,6 +51,12 @@ test('simulate a WordPress login with exposed credentials and keep it as a sampl
   await expect(page).toHaveURL(/#\/zones\/[0-9a-f]{32}\/simulator$/)
   await expect(page.getByLabel('Zone')).toHaveValue(/^[0-9a-f]{32}$/)
 
+  // A URL without its scheme would be a path on no host: the service says so, and runs nothing.
+  await page.getByLabel('URL').fill('blog.example.org/wp-login.php')
+  await page.getByRole('button', { name: 'Run', exact: true }).click()
+  await expect(
+    page.getByText(/body\/url must be an absolute URL \(https:\/\/host\/path\) or a path/),
+  ).toBeVisible()
   await page.getByLabel('Method').selectOption('POST')
   await page.getByLabel('URL').fill('https://blog.example.org/wp-login.php')
   // A JSON body is checked as it is typed; a broken one cannot be run.

@@ -12,6 +12,7 @@ import { badRequest } from '@shared/api/errors'
 import {
   EventLogSettings,
   SimulatedRequest,
+  simulatedRequestProblem,
   type EventsResultInfo,
   type SecurityEvent,
 } from '@shared/api/simulate'
@@ -50,6 +51,9 @@ export const simulationRoutes: FastifyPluginAsyncTypebox<{
     '/zones/:zone_id/simulate',
     { schema: { params: ZoneParams, querystring: SimulateQuery, body: SimulatedRequest } },
     async (request) => {
+      const problem = simulatedRequestProblem(request.body)
+      if (problem !== undefined)
+        throw badRequest(API_ERRORS.invalidRequest, `Invalid request: ${problem}`)
       const [simulation] = await simulator.simulate(request.params.zone_id, [request.body], {
         record: request.query.record ?? true,
       })
