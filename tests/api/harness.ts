@@ -72,6 +72,19 @@ export async function newZone(
   return on.ok('/zones', post({ name: `zone-${++zonesMade}.example`, ...zone }))
 }
 
+/** Headers for `Running.call` that send no credentials at all (it adds the token otherwise). */
+export const NO_AUTH = { 'x-no-auth': '1' }
+
+/** What an SDK call threw, for checking its class and fields; fails the test when it succeeded. */
+export async function thrown(promise: Promise<unknown>): Promise<any> {
+  try {
+    await promise
+  } catch (error) {
+    return error
+  }
+  throw new Error('expected the call to fail')
+}
+
 /**
  * The official `cloudflare` SDK pointed at a running service, with its API token or, for `key`,
  * the global key; no retries, so a refusal reaches the test as it was answered.

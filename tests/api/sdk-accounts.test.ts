@@ -5,7 +5,7 @@
 import Cloudflare from 'cloudflare'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ACCOUNT } from '../../src-main/zones/registry'
-import { notRouted, refusal, startService, type Running, sdkClient } from './harness'
+import { NO_AUTH, notRouted, refusal, startService, type Running, sdkClient } from './harness'
 
 /** The account as the API must show it: nothing more (no invented `created_on`), nothing less. */
 const THE_ACCOUNT = {
@@ -15,7 +15,6 @@ const THE_ACCOUNT = {
   settings: { enforce_twofactor: false },
 }
 const WELL_FORMED_STRANGER = '0123456789abcdef0123456789abcdef'
-const NO_AUTH = { 'x-no-auth': '1' }
 
 let running: Running
 let client: Cloudflare

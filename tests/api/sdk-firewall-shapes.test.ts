@@ -5,7 +5,7 @@
 
 import Cloudflare from 'cloudflare'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { newZone, type Running, startService, sdkClient } from './harness'
+import { newZone, type Running, startService, sdkClient, thrown } from './harness'
 
 let running: Running
 let client: Cloudflare
@@ -16,16 +16,6 @@ beforeAll(async () => {
 afterAll(() => running.stop())
 
 const path = (p: string) => `http.request.uri.path eq "${p}"`
-
-/** What the SDK threw, for checking its class and fields. */
-async function thrown(promise: Promise<unknown>): Promise<any> {
-  try {
-    await promise
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected the call to fail')
-}
 
 const getRule = (zone_id: string, id: string): Promise<any> =>
   client.firewall.rules.get(id, { zone_id })

@@ -4,7 +4,7 @@
 
 import Cloudflare from 'cloudflare'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { newZone, type Running, startService, sdkClient } from './harness'
+import { newZone, type Running, startService, sdkClient, thrown } from './harness'
 
 const PHASE = 'http_request_firewall_managed'
 const GENERAL = 'efb7b8c949ac4650a09736fc376e9aee'
@@ -18,16 +18,6 @@ beforeAll(async () => {
   client = sdkClient(running)
 })
 afterAll(() => running.stop())
-
-/** What the SDK threw, for checking its class and fields. */
-async function thrown(promise: Promise<unknown>): Promise<any> {
-  try {
-    await promise
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected the call to fail')
-}
 
 describe('rulesets through the SDK', () => {
   it('gets an absent entry point as NotFoundError, then updates and gets it', async () => {

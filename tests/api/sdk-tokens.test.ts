@@ -5,7 +5,15 @@
 import { createHash } from 'node:crypto'
 import Cloudflare from 'cloudflare'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CREDENTIALS, post, refusal, startService, type Running, sdkClient } from './harness'
+import {
+  CREDENTIALS,
+  NO_AUTH,
+  post,
+  refusal,
+  startService,
+  type Running,
+  sdkClient,
+} from './harness'
 
 /** The token's id as the workbench derives it (src-main/api/auth.ts, tokenId). */
 const idOf = (token: string) =>
@@ -16,7 +24,6 @@ const idOf = (token: string) =>
     .slice(0, 32)
 
 const GLOBAL_KEY = { 'x-auth-email': CREDENTIALS.email, 'x-auth-key': CREDENTIALS.apiKey }
-const NO_AUTH = { 'x-no-auth': '1' }
 
 let running: Running
 let client: Cloudflare
