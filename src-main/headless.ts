@@ -41,6 +41,12 @@ export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /**
+ * The page's own policy is in its <meta> (src-renderer/index.html); frame-ancestors works only as
+ * a header (https://www.w3.org/TR/CSP3/#meta-element): no other page may frame the UI.
+ */
+const FRAME_POLICY = "frame-ancestors 'none'"
+
+/**
  * The UI's files, public (they hold no secret), and the page itself, which turns the launch
  * secret of the address it was opened with into a session cookie and takes the secret out of the
  * address bar (a 303 to the same page; the browser keeps the `#/…` fragment across it).
@@ -60,7 +66,11 @@ async function serveUi(app: FastifyInstance, rendererDir: string, sessions: UiSe
         const cookie = sessions.exchange(given)
         if (cookie !== undefined) return reply.header('set-cookie', cookie).redirect('/', 303)
       }
-      return reply.type('text/html').header('cache-control', 'no-store').send(index)
+      return reply
+        .type('text/html')
+        .header('cache-control', 'no-store')
+        .header('content-security-policy', FRAME_POLICY)
+        .send(index)
     })
   }
 }
