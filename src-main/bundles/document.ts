@@ -20,7 +20,7 @@ function schemaMessage(error: ErrorObject): string {
   const where = error.instancePath === '' ? 'the bundle' : error.instancePath
   if (error.keyword === 'additionalProperties') {
     const extra = (error.params as { additionalProperty?: string }).additionalProperty
-    return `${where} has a property the bundle does not know: ${String(extra)}`
+    return `${where} has an unknown property: ${String(extra)}`
   }
   return `${where} ${error.message ?? 'is invalid'}`
 }

@@ -147,6 +147,23 @@ test('import a bundle: dry-run changes first, written when confirmed', async ({
     .setInputFiles({ name: 'other.json', mimeType: 'application/json', buffer: Buffer.from('{}') })
   await expect(page.getByRole('alert')).toBeVisible()
   await expect(page.getByRole('button', { name: /^Import into/ })).toHaveCount(0)
+
+  // A refusal of the whole bundle (the API's pointer `/`) says "the bundle", not a bare `/`;
+  // one inside it still names where.
+  const refuse = (name: string, content: unknown) =>
+    page.getByLabel('Choose a bundle file').setInputFiles({
+      name,
+      mimeType: 'application/json',
+      buffer: Buffer.from(JSON.stringify(content)),
+    })
+  await refuse('unknown.json', { ...bundle, colour: 'blue' })
+  await expect(page.getByRole('alert')).toHaveText(
+    'Invalid bundle: the bundle has an unknown property: colour',
+  )
+  await refuse('zone-colour.json', { ...bundle, zone: { ...bundle.zone, colour: 'blue' } })
+  await expect(page.getByRole('alert')).toHaveText(
+    'Invalid bundle: /zone has an unknown property: colour /zone',
+  )
 })
 
 test('production: pull a remote zone, change it, plan and apply the change back', async ({
