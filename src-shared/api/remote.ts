@@ -5,6 +5,8 @@
 import { Type, type Static } from 'typebox'
 import type { ApiMessage } from './envelope'
 import type { ConfigurationChange } from './bundle'
+import { REMOTE_ERRORS } from './error-codes'
+import { badRequest } from './errors'
 
 export const RemoteTarget = Type.Object(
   {
@@ -19,6 +21,30 @@ export const RemoteTarget = Type.Object(
   { additionalProperties: false },
 )
 export type RemoteTarget = Static<typeof RemoteTarget>
+
+/** What to give in each field of a remote that cannot be sent empty. */
+const WANTED: Readonly<Record<string, string>> = {
+  base_url: "the remote API's root, e.g. https://api.cloudflare.com/client/v4",
+  api_token: "the remote's API token, or api_email with api_key",
+  api_email: "the email of the remote's account, with its api_key",
+  api_key: "the remote's global API key, with api_email",
+}
+
+/**
+ * A preValidation hook of the remote's routes: a base_url or credential sent empty is one that
+ * cannot be used (10510, pointing at it), said in a sentence naming what to give, where the
+ * schema's minLength would answer in the validator's words ("body/api_token must NOT have fewer
+ * than 1 characters").
+ */
+export async function refuseEmptyRemoteFields(request: { body: unknown }): Promise<void> {
+  const { body } = request
+  if (body === null || typeof body !== 'object') return
+  const empty = Object.keys(WANTED).find((field) => (body as Record<string, unknown>)[field] === '')
+  if (empty === undefined) return
+  throw badRequest(REMOTE_ERRORS.target, `${empty} is empty: give ${WANTED[empty]}`, {
+    source: { pointer: `/${empty}` },
+  })
+}
 
 /** One call of a plan, against the remote's base_url. */
 export interface RemoteCall {

@@ -456,6 +456,50 @@ describe('a remote that cannot be used', () => {
     expect(await localZones()).toEqual(before)
   })
 
+  it('an empty base_url or credential is named in a sentence, on pull, plan and apply', async () => {
+    const zone = (await local.ok('/zones', post({ name: 'empty-fields.example', plan: 'pro' }))).id
+    const before = await localZones()
+    const keyOnly = { api_token: undefined, api_email: 'ops@example.com', api_key: 'k'.repeat(37) }
+    const cases: [Record<string, unknown>, string, string][] = [
+      [
+        { api_token: '' },
+        '/api_token',
+        "api_token is empty: give the remote's API token, or api_email with api_key",
+      ],
+      [
+        { ...keyOnly, api_email: '' },
+        '/api_email',
+        "api_email is empty: give the email of the remote's account, with its api_key",
+      ],
+      [
+        { ...keyOnly, api_key: '' },
+        '/api_key',
+        "api_key is empty: give the remote's global API key, with api_email",
+      ],
+      [
+        { base_url: '' },
+        '/base_url',
+        "base_url is empty: give the remote API's root, e.g. https://api.cloudflare.com/client/v4",
+      ],
+    ]
+    for (const path of [
+      '/remote/pull',
+      `/zones/${zone}/remote/plan`,
+      `/zones/${zone}/remote/apply`,
+    ]) {
+      for (const [fields, pointer, message] of cases) {
+        const answer = await local.call(
+          workbench(local, path),
+          post(target({ zone_name: 'prod.example', ...fields })),
+        )
+        expect(answer.status, `${path} ${pointer}`).toBe(400)
+        expect(answer.body).toMatchObject({ success: false, result: null })
+        expect(answer.body.errors).toEqual([{ code: 10510, message, source: { pointer } }])
+      }
+    }
+    expect(await localZones()).toEqual(before)
+  })
+
   it('a wrong token names the remote refusal and writes nothing', async () => {
     const before = await localZones()
     const error = await refused('/remote/pull', {

@@ -5,7 +5,7 @@
 
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { RemoteTarget } from '@shared/api/remote'
+import { RemoteTarget, refuseEmptyRemoteFields } from '@shared/api/remote'
 import type { Envelope } from '@shared/api/envelope'
 import type { Remote } from '../../bundles'
 import { ok } from '../envelope'
@@ -17,19 +17,24 @@ export const remoteRoutes: FastifyPluginAsyncTypebox<{ remote: Remote }> = async
   app,
   { remote },
 ) => {
-  app.post('/remote/pull', { schema: { body: RemoteTarget } }, async (request) =>
-    ok(await remote.pull(request.body)),
+  app.post(
+    '/remote/pull',
+    { schema: { body: RemoteTarget }, preValidation: refuseEmptyRemoteFields },
+    async (request) => ok(await remote.pull(request.body)),
   )
 
   app.post(
     '/zones/:zone_id/remote/plan',
-    { schema: { params: ZoneParams, body: RemoteTarget } },
+    { schema: { params: ZoneParams, body: RemoteTarget }, preValidation: refuseEmptyRemoteFields },
     async (request) => ok(await remote.plan(request.params.zone_id, request.body)),
   )
 
   app.post(
     '/zones/:zone_id/remote/apply',
-    { schema: { params: ZoneParams, querystring: StreamQuery, body: RemoteTarget } },
+    {
+      schema: { params: ZoneParams, querystring: StreamQuery, body: RemoteTarget },
+      preValidation: refuseEmptyRemoteFields,
+    },
     async (request, reply) => {
       const stream = request.query.stream === true
       const writeLine = (line: unknown) => {
