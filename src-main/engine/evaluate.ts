@@ -15,7 +15,7 @@
 import { bytesToText, type EvaluationContext, type Value } from '@shared/expression'
 import type { CrsMatch, CrsResult } from './crs/interpreter'
 import { crsRequestOf, type CrsRequest } from './crs/request'
-import { runPreviousWaf } from './previous'
+import { previousWafRunsFor, runPreviousWaf } from './previous'
 import {
   TERMINATING,
   type Plan,
@@ -458,12 +458,14 @@ function runManagedPhase(plan: Plan, run: Run): void {
 }
 
 /**
- * Whether a request is in the scope of some deployment: an enabled execute rule of an entry point,
- * naming a ruleset the zone has, whose expression matches it, whatever ended evaluation before.
- * A replay counts the requests that are not, to warn that its traffic's hosts match no deployment.
+ * Whether a request is in the scope of some managed rules, whatever ended evaluation before: an
+ * enabled execute rule of an entry point, naming a ruleset the zone has, whose expression matches
+ * it, or the previous WAF, where the zone still runs it, being on for it (its setting, or the page
+ * rule that applies). A replay counts the requests that are not, to warn that no managed rules saw
+ * them.
  */
 export function inDeploymentScope(plan: Plan, ctx: EvaluationContext): boolean {
-  return plan.levels.some((level) =>
+  const deployed = plan.levels.some((level) =>
     level.entries.some(
       ({ rule, target, expression }) =>
         rule.enabled &&
@@ -472,6 +474,7 @@ export function inDeploymentScope(plan: Plan, ctx: EvaluationContext): boolean {
         expression.evaluate(ctx),
     ),
   )
+  return deployed || (plan.previousWaf !== undefined && previousWafRunsFor(plan.previousWaf, ctx))
 }
 
 function outcomeOf(action: string | undefined): Outcome {

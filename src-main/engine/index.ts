@@ -16,7 +16,7 @@ export { orderFirewallRules } from './plan'
 
 export interface CompiledZone {
   evaluate(ctx: EvaluationContext, options: EvaluateOptions): Decision
-  /** whether an execute rule of an entry point matches the request (evaluate.ts) */
+  /** whether some managed rules see the request: a deployment, or the previous WAF (evaluate.ts) */
   inDeploymentScope(ctx: EvaluationContext): boolean
   /** the Rules fields its expressions read, sorted (a replay says which its log lacked) */
   readonly fields: readonly string[]

@@ -12,7 +12,12 @@
 //      the sensitivity's threshold (AJAX requests have higher ones) the package acts with its
 //      action mode, logged under rule 981176.
 
-import { compile, PHASE_MANAGED, type CompiledExpression } from '@shared/expression'
+import {
+  compile,
+  PHASE_MANAGED,
+  type CompiledExpression,
+  type EvaluationContext,
+} from '@shared/expression'
 import { OWASP_PACKAGE_BLOCK_RULE_ID, OWASP_PACKAGE_THRESHOLDS } from '@shared/api/waf'
 import type { Run } from './evaluate'
 import type {
@@ -66,30 +71,44 @@ const PAGE_RULE_EFFECTS = {
   waf_on: 'Web Application Firewall: On for this URL',
 } as const
 
-/** Whether the WAF runs for the request: the zone's setting, or the page rule that applies. */
+/** The page rule that applies to the request: the first active one that matches, whatever its actions. */
+function applyingPageRule(
+  waf: PlannedPreviousWaf,
+  ctx: EvaluationContext,
+): EnginePageRule | undefined {
+  return waf.pageRules.find(({ expression }) => expression.evaluate(ctx))?.rule
+}
+
+/** Whether the WAF runs for a request with this page rule applying: its effect, or the setting. */
+function wafRunsUnder(waf: PlannedPreviousWaf, rule: EnginePageRule | undefined): boolean {
+  if (rule?.effect === undefined) return waf.enabled
+  return rule.effect === 'waf_on'
+}
+
+/** Whether the previous WAF runs for the request (a replay's scope: evaluate.ts). */
+export function previousWafRunsFor(waf: PlannedPreviousWaf, ctx: EvaluationContext): boolean {
+  return wafRunsUnder(waf, applyingPageRule(waf, ctx))
+}
+
+/** previousWafRunsFor, saying in the trace which page rule decided. */
 function wafRunsFor(waf: PlannedPreviousWaf, run: Run): boolean {
-  for (const { rule, expression } of waf.pageRules) {
-    if (!expression.evaluate(run.ctx)) continue
-    // Only the first matching page rule applies, whatever its actions.
-    if (run.tracing) {
-      run.trace.push({
-        kind: 'page_rule',
-        ruleset_id: null,
-        rule_id: rule.id,
-        description: rule.pattern,
-        action: rule.effect ?? 'none',
-        evaluated: true,
-        matched: true,
-        effect:
-          rule.effect === undefined
-            ? 'applies to this URL; its actions do not concern the WAF'
-            : PAGE_RULE_EFFECTS[rule.effect],
-      })
-    }
-    if (rule.effect === undefined) return waf.enabled
-    return rule.effect === 'waf_on'
+  const rule = applyingPageRule(waf, run.ctx)
+  if (rule !== undefined && run.tracing) {
+    run.trace.push({
+      kind: 'page_rule',
+      ruleset_id: null,
+      rule_id: rule.id,
+      description: rule.pattern,
+      action: rule.effect ?? 'none',
+      evaluated: true,
+      matched: true,
+      effect:
+        rule.effect === undefined
+          ? 'applies to this URL; its actions do not concern the WAF'
+          : PAGE_RULE_EFFECTS[rule.effect],
+    })
   }
-  return waf.enabled
+  return wafRunsUnder(waf, rule)
 }
 
 /**

@@ -42,7 +42,7 @@ export interface ReplayVerdict {
   action: string | null
   events: SimulationEvent[]
   /**
-   * whether a deployment's expression matched the request (CompiledZone.inDeploymentScope);
+   * whether some managed rules saw the request (CompiledZone.inDeploymentScope);
    * absent from the verdicts of a comparison, which the summary of a replay does not count
    */
   in_scope?: boolean

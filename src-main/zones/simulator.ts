@@ -204,10 +204,10 @@ export class Simulator {
     }
   }
 
-  /** Evaluates `requests` against the zone as configured now; events are recorded if asked. */
   /**
-   * With `scope`, each simulation says whether a deployment's expression matched its request
-   * (`in_scope`, for a replay's summary: CompiledZone.inDeploymentScope).
+   * Evaluates `requests` against the zone as configured now; events are recorded if asked. With
+   * `scope`, each simulation says whether some managed rules saw its request (`in_scope`, for a
+   * replay's summary: CompiledZone.inDeploymentScope).
    */
   async simulate(
     zoneId: string,

@@ -183,8 +183,10 @@ export interface ReplaySummary {
   /** some paths were dropped to bound the tally: counts may miss requests (replay-tally.ts) */
   paths_approximate?: boolean
   /**
-   * requests that no deployment's expression matched (their hosts are outside every deployment's
-   * scope, or the zone deploys nothing): the screen warns when there are any
+   * requests no managed rules saw: no deployment's expression matched them (their hosts are
+   * outside every deployment's scope, or the zone deploys nothing) and no previous WAF ran for
+   * them (the zone has none, or its setting or a page rule turned it off): the screen warns when
+   * there are any
    */
   out_of_scope?: number
   results?: ReplayResult[]

@@ -148,7 +148,7 @@ test('replay warns when the traffic’s hosts match no deployment', async ({ pag
   await expect(
     page
       .getByRole('status')
-      .filter({ hasText: 'No request of this replay matched any deployment' }),
+      .filter({ hasText: 'No request of this replay reached the managed rules' }),
   ).toBeVisible()
   await page.screenshot({ path: 'test-results/e2e/history-words-replay-scope.png', fullPage: true })
 })
