@@ -2,9 +2,15 @@
 // span underlined and the form's submit held; the API's refusal is shown at the field it points at,
 // not at the top of the page; an action the zone's plan cannot use is offered disabled with its
 // reason; Managed rules does not offer Deploy to a zone still on the previous product, and links
-// to its migration instead.
+// to its migration instead. Production's Pull and Plan, pressed from the keyboard with a field the
+// remote needs left empty, send nothing, say so at that field (named by its aria-describedby) and
+// move focus there, at 1024×700 with nothing for axe to find.
 
+import AxeBuilder from '@axe-core/playwright'
+import type { Locator, Page } from '@playwright/test'
 import { expect, test, type Workbench } from './fixtures'
+
+const WCAG_21_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']
 
 async function call(workbench: Workbench, method: string, path: string, body?: unknown) {
   const answer = await fetch(`${workbench.api}${path}`, {
@@ -138,4 +144,72 @@ test('Production shows a refused remote at the field it names', async ({ page, w
     'base_url must be https:, or http: to a loopback host',
   )
   await expect(page.locator('.screen > .error')).toHaveCount(0)
+})
+
+/** Presses `button` from the keyboard: it is a tab stop, not a disabled control skipped over. */
+async function pressFromKeyboard(button: Locator) {
+  await expect(button).toBeEnabled()
+  await button.focus()
+  await button.press('Enter')
+}
+
+/** The sentence at the field, which describes it and has focus. */
+async function expectSaidAt(field: Locator, errorsId: string, sentence: string) {
+  await expect(field.page().locator(`#${errorsId}`)).toHaveText(sentence)
+  await expect(field).toHaveAttribute('aria-describedby', new RegExp(`(^| )${errorsId}( |$)`))
+  await expect(field).toBeFocused()
+}
+
+async function expectNoAxeFindings(page: Page) {
+  const axe = await new AxeBuilder({ page }).withTags(WCAG_21_AA).analyze()
+  expect(axe.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual(
+    [],
+  )
+}
+
+/** The requests the page sends to the API (or the bridge) while `work` runs. */
+async function requestsDuring(page: Page, work: () => Promise<void>): Promise<string[]> {
+  const sent: string[] = []
+  const record = (request: { method: () => string; url: () => string }) => {
+    if (request.method() !== 'GET') sent.push(`${request.method()} ${request.url()}`)
+  }
+  page.on('request', record)
+  await work()
+  page.off('request', record)
+  return sent
+}
+
+test.describe('at 1024×700', () => {
+  test.use({ viewport: { width: 1024, height: 700 } })
+
+  test('Production: Pull or Plan with no token names the field, not the schema', async ({
+    page,
+    workbench,
+  }) => {
+    await call(workbench, 'POST', '/zones', { name: 'local.example', plan: 'business' })
+    await page.goto(`${workbench.ui}#/production`)
+    const token = page.getByLabel('API token', { exact: true })
+    const sent = await requestsDuring(page, async () => {
+      await pressFromKeyboard(page.getByRole('button', { name: 'Pull from remote' }))
+      await expectSaidAt(token, 'remote-token-errors', 'Enter the production API token.')
+      await pressFromKeyboard(page.getByRole('button', { name: 'Plan', exact: true }))
+      await expectSaidAt(token, 'remote-token-errors', 'Enter the production API token.')
+
+      await page.getByRole('radio', { name: 'Email and global key' }).check()
+      await pressFromKeyboard(page.getByRole('button', { name: 'Pull from remote' }))
+      await expectSaidAt(
+        page.getByRole('textbox', { name: 'Email', exact: true }),
+        'remote-email-errors',
+        'Enter the email of the production account.',
+      )
+      await expect(page.locator('#remote-key-errors')).toHaveText(
+        'Enter the production global API key.',
+      )
+    })
+    expect(sent).toEqual([])
+    await expect(page.getByText(/must NOT have/)).toHaveCount(0)
+    await expect(page.locator('.screen > .error')).toHaveCount(0)
+    await expectNoAxeFindings(page)
+    await page.screenshot({ path: 'test-results/e2e/errors-in-place-production.png' })
+  })
 })
