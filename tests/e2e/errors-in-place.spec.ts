@@ -1,10 +1,11 @@
 // Errors where they belong: an expression's error is said in words under the editor, with its
-// span underlined and the form's submit held; the API's refusal is shown at the field it points at,
-// not at the top of the page; an action the zone's plan cannot use is offered disabled with its
-// reason; Managed rules does not offer Deploy to a zone still on the previous product, and links
-// to its migration instead. Production's Pull and Plan, pressed from the keyboard with a field the
-// remote needs left empty, send nothing, say so at that field (named by its aria-describedby) and
-// move focus there, at 1024×700 with nothing for axe to find.
+// span underlined; the API's refusal is shown at the field it points at, not at the top of the
+// page; an action the zone's plan cannot use is offered disabled with its reason; Managed rules
+// does not offer Deploy to a zone still on the previous product, and links to its migration
+// instead. A form's submit is not disabled for what is typed (a disabled button cannot say why):
+// pressed from the keyboard with a field that cannot be sent, it sends nothing, says why at that
+// field (named by its aria-describedby) and moves focus there, on Zones, Firewall rules (rule,
+// filter, quota) and Production, at 1024×700 with nothing for axe to find.
 
 import AxeBuilder from '@axe-core/playwright'
 import type { Locator, Page } from '@playwright/test'
@@ -22,7 +23,7 @@ async function call(workbench: Workbench, method: string, path: string, body?: u
   return answer.result
 }
 
-test('an expression error under the editor holds the submit; a refusal shows at its field', async ({
+test('an expression error is said under the editor, and Create rule says why it is not sent; a refusal shows at its field', async ({
   page,
   workbench,
 }) => {
@@ -41,13 +42,16 @@ test('an expression error under the editor holds the submit; a refusal shows at 
   // The address is underlined and said in words; the vendor's wording stays the API's.
   await expect(page.locator('.cm-content .zw-expression-error')).toHaveText('1.2.3')
   await expect(message).toContainText('`1.2.3` at 1:12 is not an IP address')
-  await expect(create).toBeDisabled()
+  // Create rule says why it sends nothing, under the editor's own message, and returns focus there.
+  await create.click()
+  const atField = page.locator('#rule-expression-errors')
+  await expect(atField).toHaveText("Correct the error in the rule's expression first.")
+  await expect(editor).toBeFocused()
 
   // A whole address with the set left open: the `}` is what is missing, not an address character.
   await page.keyboard.type('.4')
   await expect(message).toContainText('a `}` is missing to close the set opened at 1:11')
   await expect(message).not.toContainText('IP address character')
-  await expect(create).toBeDisabled()
   // Screen readers hear it once typing pauses, from a polite live region.
   await expect(page.locator('[aria-live="polite"]', { hasText: 'is missing' })).toHaveText(
     'Error at line 1, column 19: a `}` is missing to close the set opened at 1:11',
@@ -56,7 +60,7 @@ test('an expression error under the editor holds the submit; a refusal shows at 
 
   await page.keyboard.type('}')
   await expect(message).toHaveCount(0)
-  await expect(create).toBeEnabled()
+  await expect(atField).toHaveCount(0)
 
   // The plan cannot use `log`: it is offered disabled, with the reason.
   const action = page.getByLabel('Action', { exact: true })
@@ -72,7 +76,6 @@ test('an expression error under the editor holds the submit; a refusal shows at 
   await page.keyboard.press('ControlOrMeta+a')
   await page.keyboard.type('http.host eq "admin.shop.example"')
   await create.click()
-  const atField = page.locator('#rule-expression-errors')
   await expect(atField).toContainText('config duplicates an already existing config')
   await expect(page.locator('.screen > .error')).toHaveCount(0)
   await page.screenshot({ path: 'test-results/e2e/errors-in-place-field.png', fullPage: true })
@@ -181,6 +184,116 @@ async function requestsDuring(page: Page, work: () => Promise<void>): Promise<st
 
 test.describe('at 1024×700', () => {
   test.use({ viewport: { width: 1024, height: 700 } })
+
+  test('Create zone with no name says so at the name and sends nothing', async ({
+    page,
+    workbench,
+  }) => {
+    await page.goto(workbench.ui)
+    const name = page.getByLabel('Zone name')
+    const create = page.getByRole('button', { name: 'Create zone' })
+    const sent = await requestsDuring(page, async () => {
+      await pressFromKeyboard(create)
+      await expectSaidAt(
+        name,
+        'zone-name-errors',
+        'Enter a name for the zone, such as example.com.',
+      )
+    })
+    expect(sent).toEqual([])
+    await expect(name).toHaveAttribute('aria-invalid', 'true')
+    await expectNoAxeFindings(page)
+    await page.screenshot({ path: 'test-results/e2e/errors-in-place-zone-name.png' })
+
+    // Typing a name takes the sentence away; the zone is then created.
+    await page.keyboard.type('said.example')
+    await expect(page.locator('#zone-name-errors')).toHaveCount(0)
+    await pressFromKeyboard(create)
+    await expect(page.getByRole('table', { name: 'Zones' })).toContainText('said.example')
+    await expect(page.locator('#zone-name-errors')).toHaveCount(0)
+  })
+
+  test('Firewall rules: Create rule, Create filter and Set quota say what is missing', async ({
+    page,
+    workbench,
+  }) => {
+    const zone = await call(workbench, 'POST', '/zones', { name: 'said.example', plan: 'business' })
+    await page.goto(`${workbench.ui}#/zones/${zone.id}/firewall-rules`)
+    const sent = await requestsDuring(page, async () => {
+      await pressFromKeyboard(page.getByRole('button', { name: 'Create rule' }))
+      await expectSaidAt(
+        page.getByRole('textbox', { name: 'Rule expression' }),
+        'rule-expression-errors',
+        "Enter the rule's expression.",
+      )
+
+      await pressFromKeyboard(page.getByRole('button', { name: 'Create filter' }))
+      await expectSaidAt(
+        page.getByRole('textbox', { name: 'Filter expression' }),
+        'filter-expression-errors',
+        "Enter the filter's expression.",
+      )
+
+      await pressFromKeyboard(page.getByRole('button', { name: 'Set quota' }))
+      await expectSaidAt(
+        page.getByLabel('New rule quota'),
+        'rule-quota-errors',
+        'Enter the new rule quota: a whole number, 0 or more.',
+      )
+      await page.keyboard.type('-2')
+      await pressFromKeyboard(page.getByRole('button', { name: 'Set quota' }))
+      await expectSaidAt(
+        page.getByLabel('New rule quota'),
+        'rule-quota-errors',
+        'Enter the new rule quota: a whole number, 0 or more.',
+      )
+
+      // Bypass with no product says so at the products, and focus goes to the first of them.
+      await page.getByRole('textbox', { name: 'Rule expression' }).fill('ip.src eq 192.0.2.7')
+      await page.getByLabel('Action', { exact: true }).selectOption('bypass')
+      await pressFromKeyboard(page.getByRole('button', { name: 'Create rule' }))
+      await expect(page.locator('#rule-products-errors')).toHaveText(
+        'Choose at least one product for the rule to bypass.',
+      )
+      await expect(page.getByRole('group', { name: 'Products to bypass' })).toHaveAttribute(
+        'aria-describedby',
+        'rule-products-errors',
+      )
+      await expect(
+        page.getByRole('group', { name: 'Products to bypass' }).getByRole('checkbox').first(),
+      ).toBeFocused()
+      await expect(page.locator('#rule-expression-errors')).toHaveCount(0)
+    })
+    expect(sent).toEqual([])
+    await expectNoAxeFindings(page)
+    await page.screenshot({ path: 'test-results/e2e/errors-in-place-firewall.png' })
+
+    // Put right, each is sent: the quota is set and the rule created.
+    await page.getByLabel('New rule quota').fill('7')
+    await pressFromKeyboard(page.getByRole('button', { name: 'Set quota' }))
+    await expect(page.getByRole('form', { name: 'Rule quota' })).toContainText('of 7 rules')
+    await expect(page.locator('#rule-quota-errors')).toHaveCount(0)
+    await page
+      .getByRole('group', { name: 'Products to bypass' })
+      .getByRole('checkbox')
+      .first()
+      .check()
+    await expect(page.locator('#rule-products-errors')).toHaveCount(0)
+    await pressFromKeyboard(page.getByRole('button', { name: 'Create rule' }))
+    await expect(page.getByRole('table', { name: 'Firewall rules' })).toContainText(
+      'ip.src eq 192.0.2.7',
+    )
+    await expect(page.locator('#rule-expression-errors')).toHaveCount(0)
+
+    // A rule on an existing filter with none chosen says so at the filter.
+    await page.getByRole('radio', { name: 'Existing filter' }).check()
+    await pressFromKeyboard(page.getByRole('button', { name: 'Create rule' }))
+    await expectSaidAt(
+      page.getByLabel('Filter', { exact: true }),
+      'rule-filter-errors',
+      'Choose the filter the rule uses.',
+    )
+  })
 
   test('Production: Pull or Plan with no token names the field, not the schema', async ({
     page,
