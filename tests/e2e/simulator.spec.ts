@@ -59,11 +59,15 @@ test('simulate a WordPress login with exposed credentials and keep it as a sampl
   ).toBeVisible()
   await page.getByLabel('Method').selectOption('POST')
   await page.getByLabel('URL').fill('https://blog.example.org/wp-login.php')
-  // A JSON body is checked as it is typed; a broken one cannot be run.
+  // A JSON body is checked as it is typed; a broken one is not run, and Run says so at the body.
   await page.getByRole('radio', { name: 'JSON' }).check()
   await page.getByLabel('JSON body').fill('{"log": ')
   await expect(page.getByText(/^Not valid JSON/)).toBeVisible()
-  await expect(page.getByRole('button', { name: 'Run', exact: true })).toBeDisabled()
+  await page.getByRole('button', { name: 'Run', exact: true }).click()
+  await expect(page.getByLabel('JSON body')).toBeFocused()
+  await expect(page.locator('#json-body-errors')).toHaveText(
+    'Correct the JSON body first, or choose another body format.',
+  )
   await page.getByRole('radio', { name: 'Form' }).check()
   await page.getByLabel('Form field 1 name').fill('log')
   await page.getByLabel('Form field 1 value').fill('CF_EXPOSED_USERNAME')

@@ -7,6 +7,7 @@ import type { ApiMessage } from '@shared/api/envelope'
 import type { RulesetSummary } from '@shared/api/rulesets'
 import { allCursorPages, workbenchApi } from '../api'
 import { errorMessages } from '../api-error'
+import { FormCheck } from '../form-check.svelte'
 import type { Sample } from '@shared/api/samples'
 import type { Outcome, Simulation, SimulatedRequest } from '@shared/api/simulate'
 import { buildRequest, requestFields, type DraftFields } from '../request-fields'
@@ -40,6 +41,16 @@ export class SimulatorState {
   samples = $state.raw<Sample[]>([])
   suite = $state.raw<SuiteRow[]>([])
   suiteRunning = $state(false)
+  /**
+   * Run and Save sample send the request composed, which cannot go with a JSON body that does not
+   * parse: pressed with one, each says so at the body (FormCheck) and sends nothing.
+   */
+  readonly requestCheck = new FormCheck(() => ({
+    json:
+      this.draft.jsonError === null
+        ? undefined
+        : 'Correct the JSON body first, or choose another body format.',
+  }))
 
   async select(zoneId: string): Promise<void> {
     const previous = this.choice.zone
