@@ -27,8 +27,8 @@ export class ServiceJobs {
   error = $state<unknown>(null)
   /** a file is being sent to start a job */
   uploading = $state(false)
-  /** the zone whose jobs are followed */
-  private followed: string | null = null
+  /** the zone whose jobs are followed (read by the buttons that start a job) */
+  private followed = $state<string | null>(null)
   private timer: ReturnType<typeof setTimeout> | undefined
   /** how many lists have been asked for: only the latest one's answer is taken */
   private listings = 0
