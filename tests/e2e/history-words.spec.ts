@@ -148,7 +148,29 @@ test('replay warns when the traffic’s hosts match no deployment', async ({ pag
   await expect(
     page
       .getByRole('status')
-      .filter({ hasText: 'No request of this replay reached the managed rules' }),
+      .filter({ hasText: 'No request of this replay matched any deployment' }),
   ).toBeVisible()
   await page.screenshot({ path: 'test-results/e2e/history-words-replay-scope.png', fullPage: true })
+
+  // A zone on the previous WAF with the WAF turned off: the warning names the previous WAF.
+  const previous = (
+    await call('/zones', {
+      method: 'POST',
+      json: { name: 'previous.example', plan: 'pro', waf_product: 'previous' },
+    })
+  ).result.id
+  await call(`/zones/${previous}/settings/waf`, { method: 'PATCH', json: { value: 'off' } })
+  await page.reload()
+  await page.getByLabel('Zone', { exact: true }).selectOption({ label: 'previous.example' })
+  await page.getByLabel('Traffic file').setInputFiles({
+    name: 'waf-off.ndjson',
+    mimeType: 'application/x-ndjson',
+    buffer: Buffer.from(traffic),
+  })
+  await page.getByRole('button', { name: 'Replay', exact: true }).click()
+  await expect(
+    page
+      .getByRole('status')
+      .filter({ hasText: 'No request of this replay reached the previous WAF' }),
+  ).toContainText('Check the WAF setting and the page rules.')
 })
